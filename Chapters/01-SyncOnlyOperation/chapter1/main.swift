@@ -1,0 +1,46 @@
+// Chapter 1 — the sync-only operation. Read along: Chapters/01-SyncOnlyOperation/README.md
+import ChapterSupport
+import Dispatch
+import Foundation
+import SyncOnly
+
+// The asynchronous work of this chapter runs on `heldWork`, a serial queue that we keep
+// suspended until the OperationQueue says it is done. So the order printed below is caused
+// by the bug, not by a sleep: an OperationQueue that waited for the asynchronous work
+// would never be done, and this program would stop with "Gave up ..." instead.
+let heldWork = DispatchQueue(label: "chapter1.held-async-work")
+
+heading("An asynchronous operation, added with waitUntilFinished: true")
+heldWork.suspend()
+let executed = DispatchSemaphore(value: 0)
+let operation = SyncOnlyOperation(after: Pacing.delay(0.5), on: heldWork) {
+    say("Executing")
+    executed.signal()
+}
+let queue = OperationQueue()
+queue.addOperations([operation], waitUntilFinished: true)
+say("Finish Execution")
+say("The queue says isFinished = \(operation.isFinished), but the work has not run yet.")
+heldWork.resume()
+waitOrExit(executed, for: "the asynchronous work")
+
+heading("Two sync-then-async closures on a serial queue")
+heldWork.suspend()
+let serialQueue = OperationQueue()
+serialQueue.maxConcurrentOperationCount = 1
+let asyncStepsDone = DispatchGroup()
+for name in ["First", "Second"] {
+    asyncStepsDone.enter()
+    let step = syncThenAsyncStep(name, asyncAfter: Pacing.delay(0.5), on: heldWork) { line in
+        say(line)
+        if line.hasSuffix("async operation complete") { asyncStepsDone.leave() }
+    }
+    serialQueue.addOperation(step)
+}
+serialQueue.waitUntilAllOperationsAreFinished()
+heldWork.resume()
+if asyncStepsDone.wait(timeout: .now() + 10) == .timedOut {
+    say("Gave up waiting for the asynchronous steps.")
+    exit(1)
+}
+say("The serial queue ran the second closure before the first one's async step.")

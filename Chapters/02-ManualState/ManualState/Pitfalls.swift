@@ -1,0 +1,91 @@
+import Foundation
+
+// Two ways to get chapter 2 wrong. Each is a complete, runnable operation so that a test
+// can show what happens; ManualStateOperation is the version that gets both right.
+
+/// Announces its changes while still holding the lock that its getters take.
+///
+/// On Linux, `didChangeValue(forKey: "isFinished")` reads `isFinished` before it returns;
+/// the getter waits for the lock that `finish()` is holding, and the thread that called
+/// `finish()` never comes back. On Darwin, key-value observing does the same read.
+public final class NotifyingUnderLockOperation: Operation, @unchecked Sendable {
+    // @unchecked Sendable: `executing` and `finished` are read and written under `lock`.
+    private let lock = NSLock()
+    private var executing = false
+    private var finished = false
+    private let finishReturned: @Sendable () -> Void
+
+    /// - Parameter finishReturned: called after `finish()` returns — which it never does.
+    public init(finishReturned: @escaping @Sendable () -> Void) {
+        self.finishReturned = finishReturned
+    }
+
+    public override var isAsynchronous: Bool { true }
+    public override var isExecuting: Bool { lock.withLock { executing } }
+    public override var isFinished: Bool { lock.withLock { finished } }
+
+    public override func start() {
+        lock.withLock { executing = true }
+        didChangeValue(forKey: "isExecuting")
+        DispatchQueue.global().async {
+            self.finish()
+            self.finishReturned()
+        }
+    }
+
+    private func finish() {
+        lock.lock()
+        defer { lock.unlock() }
+        willChangeValue(forKey: "isExecuting")
+        willChangeValue(forKey: "isFinished")
+        executing = false
+        finished = true
+        didChangeValue(forKey: "isExecuting")
+        didChangeValue(forKey: "isFinished")  // deadlock: reads isFinished, which needs `lock`
+    }
+}
+
+/// Finishes without announcing "isFinished": its `isFinished` turns true, but nobody is told.
+///
+/// The queue checked `isFinished` once, right after `start()` returned, and saw false. From
+/// then on it waits for a "isFinished" notification that never comes: the operation stays
+/// in the queue, its dependents are never ready, `waitUntilFinished()` never returns.
+public final class SilentFinishOperation: Operation, @unchecked Sendable {
+    // @unchecked Sendable: `executing` and `finished` are read and written under `lock`.
+    private let lock = NSLock()
+    private var executing = false
+    private var finished = false
+    private let workQueue: DispatchQueue
+    private let workDone: @Sendable () -> Void
+
+    /// - Parameters:
+    ///   - workQueue: where the asynchronous work runs.
+    ///   - workDone: called once the work has run and the flags say finished.
+    public init(on workQueue: DispatchQueue = .global(), workDone: @escaping @Sendable () -> Void) {
+        self.workQueue = workQueue
+        self.workDone = workDone
+    }
+
+    public override var isAsynchronous: Bool { true }
+    public override var isExecuting: Bool { lock.withLock { executing } }
+    public override var isFinished: Bool { lock.withLock { finished } }
+
+    public override func start() {
+        lock.withLock { executing = true }
+        didChangeValue(forKey: "isExecuting")
+        workQueue.async {
+            self.lock.withLock {
+                self.executing = false
+                self.finished = true
+            }
+            self.didChangeValue(forKey: "isExecuting")
+            // The line that is missing: self.didChangeValue(forKey: "isFinished")
+            self.workDone()
+        }
+    }
+
+    /// The forgotten announcement, so that a test can release the queue afterwards.
+    public func announceFinishedLate() {
+        didChangeValue(forKey: "isFinished")
+    }
+}

@@ -1,0 +1,22 @@
+// Chapter 2 — managing the state by hand. Read along: Chapters/02-ManualState/README.md
+import ChapterSupport
+import Dispatch
+import Foundation
+import ManualState
+
+heading("The delayed print, now on ManualStateOperation")
+let queue = OperationQueue()
+let operation = DelayedPrintOperation(after: Pacing.delay(0.5), report: say)
+queue.addOperations([operation], waitUntilFinished: true)  // returns only after finish()
+say("Operations finished")
+
+heading("A dependency waits for finish()")
+let download = DelayedPrintOperation(after: Pacing.delay(0.5)) { say("Download: \($0)") }
+let dependentRan = DispatchSemaphore(value: 0)
+let process = BlockOperation {
+    say("Process: starts after the download finished (isFinished = \(download.isFinished))")
+    dependentRan.signal()
+}
+process.addDependency(download)
+queue.addOperations([process, download], waitUntilFinished: false)
+waitOrExit(dependentRan, for: "the dependent operation")

@@ -1,0 +1,85 @@
+import AsyncOperations
+import Dispatch
+import Synchronization
+
+/// Chapter 3's example: an operation that uploads a file with an upload task it keeps, so
+/// that `cancel()` can stop the upload that is actually running.
+public final class UploadOperation: AsyncOperation, @unchecked Sendable {
+    // @unchecked Sendable: the mutable state, `task` and `result`, lives in Mutexes; the
+    // rest is `let`.
+    public struct Progress: Sendable {
+        public let sent: Int
+        public let total: Int
+    }
+
+    private let chunkCount: Int
+    private let pace: DispatchTimeInterval
+    private let onProgress: @Sendable (Progress, UploadOperation) -> Void
+    private let task = Mutex<LocalUploadTask?>(nil)
+    private let result = Mutex<UploadOutcome?>(nil)
+
+    /// - Parameters:
+    ///   - onProgress: called after each chunk with the progress and this operation, for
+    ///     example to cancel it.
+    public init(
+        chunkCount: Int,
+        pace: DispatchTimeInterval,
+        onProgress: @escaping @Sendable (Progress, UploadOperation) -> Void = { _, _ in }
+    ) {
+        self.chunkCount = chunkCount
+        self.pace = pace
+        self.onProgress = onProgress
+    }
+
+    /// How the upload ended; nil if it never started (cancelled before it ran).
+    public var outcome: UploadOutcome? { result.withLock { $0 } }
+
+    public override func main() {
+        let upload = LocalUploadTask(
+            chunkCount: chunkCount,
+            pace: pace,
+            onChunkSent: { [chunkCount] sent in
+                self.onProgress(Progress(sent: sent, total: chunkCount), self)
+            },
+            completion: { outcome in
+                self.result.withLock { $0 = outcome }
+                self.finish()  // the operation ends when the upload has really stopped
+            }
+        )
+        task.withLock { $0 = upload }
+        // A cancel() that arrived after start() checked isCancelled, but before the task was
+        // stored, found no task to cancel: catch up now.
+        if isCancelled { upload.cancel() }
+        upload.resume()
+    }
+
+    public override func cancel() {
+        super.cancel()
+        task.withLock { $0 }?.cancel()
+    }
+}
+
+/// Chapter 2's delayed print on the finished base: it prints "Starting" in `start()` and
+/// "Executing" when its work runs — which a cancelled operation never does.
+public final class CancellableDelayedPrintOperation: AsyncOperation, @unchecked Sendable {
+    // @unchecked Sendable: adds only `let` properties to a thread-safe superclass.
+    private let delay: DispatchTimeInterval
+    private let report: @Sendable (String) -> Void
+
+    public init(after delay: DispatchTimeInterval, report: @escaping @Sendable (String) -> Void) {
+        self.delay = delay
+        self.report = report
+    }
+
+    public override func start() {
+        report("Starting")
+        super.start()  // finishes at once, without main(), if the operation is cancelled
+    }
+
+    public override func main() {
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [report] in
+            report("Executing")
+            self.finish()
+        }
+    }
+}

@@ -1,0 +1,43 @@
+// Chapter 3 — cancellation. Read along: Chapters/03-Cancellation/README.md
+import AsyncOperations
+import Cancellation
+import ChapterSupport
+import Dispatch
+import Foundation
+
+heading("Cancelled before it starts")
+let queue = OperationQueue()
+let greeting = CancellableDelayedPrintOperation(after: Pacing.delay(0.5), report: say)
+greeting.cancel()
+queue.addOperations([greeting], waitUntilFinished: true)
+say("Finished without executing: isFinished = \(greeting.isFinished), isExecuting = \(greeting.isExecuting)")
+
+heading("Cancelling a running upload")
+let upload = UploadOperation(chunkCount: 5, pace: Pacing.delay(0.3)) { progress, operation in
+    say("Sent chunk \(progress.sent) of \(progress.total)")
+    if progress.sent == 2 {
+        say("The user cancels the upload")
+        operation.cancel()
+    }
+}
+queue.addOperations([upload], waitUntilFinished: true)
+say("Upload \(upload.outcome.map(String.init(describing:)) ?? "never started")")
+say("The queue drained: \(queue.operationCount) operations left")
+
+heading("cancelAllOperations() on a serial queue")
+let serialQueue = OperationQueue()
+serialQueue.maxConcurrentOperationCount = 1
+let uploads = (1...3).map { number in
+    UploadOperation(chunkCount: 3, pace: Pacing.delay(0.3)) { progress, _ in
+        say("Upload \(number): sent chunk \(progress.sent) of \(progress.total)")
+        if number == 1 && progress.sent == 1 {
+            say("The user cancels everything")
+            serialQueue.cancelAllOperations()
+        }
+    }
+}
+serialQueue.addOperations(uploads, waitUntilFinished: true)
+for (number, upload) in zip(1..., uploads) {
+    let outcome = upload.outcome.map(String.init(describing:)) ?? "never started"
+    say("Upload \(number): \(outcome), isFinished = \(upload.isFinished)")
+}

@@ -1,0 +1,27 @@
+import Dispatch
+import Foundation
+
+/// Prints one line of a chapter's story at once, whichever thread it comes from.
+///
+/// Lines go through `print` so that they interleave correctly with what Foundation itself
+/// prints to standard output; the flush makes them appear immediately even when the output
+/// is a pipe (the transcript tests read it through one).
+@Sendable public func say(_ line: String) {
+    print(line)
+    fflush(nil)  // nil: all output streams; `stdout` itself is a global var Swift 6 rejects
+}
+
+/// Prints a chapter section's heading.
+public func heading(_ title: String) {
+    say("")
+    say("== \(title)")
+}
+
+/// Waits for `semaphore`, but never forever: a chapter that would hang says so and exits
+/// with status 1 instead.
+public func waitOrExit(_ semaphore: DispatchSemaphore, seconds: Double = 10, for what: String) {
+    if semaphore.wait(timeout: .now() + seconds) == .timedOut {
+        say("Gave up after \(seconds) s waiting for \(what).")
+        exit(1)
+    }
+}

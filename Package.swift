@@ -1,0 +1,49 @@
+// swift-tools-version: 6.0
+// The table of contents of AsyncOperationsPlayground: one line per chapter, in reading order.
+// Each chapter is a library (the types that later chapters and the tests reuse) plus a thin
+// executable `chapterN` that tells the chapter's story: `swift run chapterN`.
+import PackageDescription
+
+let chapters: [Target] =
+    chapter(1, "01-SyncOnlyOperation", library: "SyncOnly")
+    + chapter(2, "02-ManualState", library: "ManualState")
+    // Chapter 3 finishes the asynchronous base operation: chapters 4–7 import AsyncOperations.
+    + library("AsyncOperations", in: "03-Cancellation")
+    + chapter(3, "03-Cancellation", library: "Cancellation", uses: ["AsyncOperations", "ManualState"])
+
+let package = Package(
+    name: "AsyncOperationsPlayground",
+    // Mutex (Synchronization) needs macOS 15 / iOS 18; Linux has it with every Swift 6 toolchain.
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    targets: [
+        // Pacing and printing for the chapters' executables.
+        .target(name: "ChapterSupport", path: "Chapters/Support"),
+        // Scripts/benchmark runs this in release mode.
+        .executableTarget(
+            name: "benchmark",
+            dependencies: ["AsyncOperations", "ManualState"],
+            path: "Scripts/Benchmark"
+        ),
+        .testTarget(
+            name: "PlaygroundTests",
+            dependencies: ["SyncOnly", "ManualState", "AsyncOperations", "Cancellation"]
+        ),
+    ] + chapters
+)
+
+/// A chapter: its library in Chapters/<folder>/<library>, and its executable `chapterN` in
+/// Chapters/<folder>/chapterN, which tells the chapter's story with that library.
+func chapter(_ number: Int, _ folder: String, library name: String, uses: [String] = []) -> [Target] {
+    library(name, in: folder, uses: uses) + [
+        .executableTarget(
+            name: "chapter\(number)",
+            dependencies: [.target(name: name), "ChapterSupport"],
+            path: "Chapters/\(folder)/chapter\(number)"
+        )
+    ]
+}
+
+/// A library target in Chapters/<folder>/<name>.
+func library(_ name: String, in folder: String, uses: [String] = []) -> [Target] {
+    [.target(name: name, dependencies: uses.map { .target(name: $0) }, path: "Chapters/\(folder)/\(name)")]
+}
