@@ -1,0 +1,122 @@
+import AsyncOperations
+import Foundation
+import Testing
+
+/// An AsyncOperation whose work is a closure the test controls.
+final class ProbeOperation: AsyncOperation, @unchecked Sendable {
+    // @unchecked Sendable: adds only `let` properties to a thread-safe superclass.
+    private let mainRuns = Counter()
+    private let work: @Sendable (ProbeOperation) -> Void
+
+    /// - Parameter work: runs in `main()`; it must make sure `finish()` is called.
+    init(work: @escaping @Sendable (ProbeOperation) -> Void = { $0.finish() }) {
+        self.work = work
+    }
+
+    var mainRunCount: Int { mainRuns.value }
+
+    override func main() {
+        mainRuns.increment()
+        work(self)
+    }
+}
+
+@Suite("Chapter 3 — the finished base operation, AsyncOperation")
+struct AsyncOperationTests {
+    @Test("cancelled before it starts: finished, never executing, main() never runs")
+    func cancelledBeforeStart() async {
+        let operation = ProbeOperation()
+        let completions = Counter(target: 1)
+        operation.completionBlock = completions.increment
+        operation.cancel()
+        OperationQueue().addOperation(operation)
+
+        #expect(await queueLearnsFinished(operation))
+        #expect(operation.isFinished && !operation.isExecuting && operation.isCancelled)
+        #expect(operation.mainRunCount == 0)
+        #expect(await completions.waitForTarget())
+    }
+
+    @Test("stays executing until finish(), then the queue learns it at once")
+    func executingUntilFinish() async {
+        let mainRan = Flag()
+        let operation = ProbeOperation { _ in mainRan.raise() }  // does not finish by itself
+        let dependent = BlockOperation {}
+        dependent.addDependency(operation)
+        OperationQueue().add([operation, dependent])
+
+        #expect(await mainRan.wait())
+        #expect(operation.isExecuting && !operation.isFinished && !dependent.isReady)
+        operation.finish()
+        #expect(await queueLearnsFinished(dependent))
+        #expect(operation.isFinished && !operation.isExecuting)
+    }
+
+    @Test("finish() twice, from two threads, finishes once: one completion block")
+    func finishesOnce() async {
+        let completions = Counter(target: 1)
+        let operation = ProbeOperation { operation in
+            DispatchQueue.global().async { operation.finish() }
+            DispatchQueue.global().async { operation.finish() }
+        }
+        operation.completionBlock = completions.increment
+        let queue = OperationQueue()
+        queue.addOperation(operation)
+        #expect(await drained(queue))
+        #expect(await completions.waitForTarget())
+        // A second completion would be dispatched by the same finish path; drain the
+        // global queue's pending work once more before counting.
+        #expect(await drained(queue))
+        #expect(completions.value == 1)
+    }
+
+    @Test("finish() before start() is ignored, and a second start() does not run main() again")
+    func misuseIsHarmless() async {
+        let operation = ProbeOperation { _ in }  // does not finish by itself
+        operation.finish()
+        #expect(!operation.isFinished, "a pending operation must not become finished")
+        operation.start()
+        operation.start()
+        #expect(operation.mainRunCount == 1 && operation.isExecuting)
+        operation.finish()
+        #expect(operation.isFinished && !operation.isExecuting)
+    }
+
+    @Test("cancel() of an executing operation does not finish it: its work decides")
+    func cancelWhileExecuting() async {
+        let mainRan = Flag()
+        let operation = ProbeOperation { _ in mainRan.raise() }
+        OperationQueue().addOperation(operation)
+        #expect(await mainRan.wait())
+        operation.cancel()
+        #expect(operation.isCancelled && operation.isExecuting && !operation.isFinished)
+        operation.finish()  // the work noticed the cancellation and stopped
+        #expect(await queueLearnsFinished(operation))
+    }
+
+    @Test("1,000 operations, cancelled at random moments on a wide queue, all finish exactly once")
+    func cancellationRaces() async {
+        let count = 1_000
+        let completions = Counter(target: count)
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 8
+        let operations = (0..<count).map { index in
+            let operation = ProbeOperation { operation in
+                DispatchQueue.global().async { operation.finish() }
+            }
+            operation.completionBlock = completions.increment
+            if index % 3 == 0 { operation.cancel() }  // before it is even queued
+            return operation
+        }
+        queue.add(operations)
+        for operation in operations.shuffled().prefix(count / 2) {
+            operation.cancel()  // pending, executing or finished by now: any of them
+        }
+        #expect(await drained(queue))
+        #expect(await completions.waitForTarget())
+        #expect(completions.value == count)
+        #expect(operations.allSatisfy { $0.isFinished && !$0.isExecuting })
+        #expect(operations.allSatisfy { $0.mainRunCount <= 1 })
+        #expect(operations.enumerated().allSatisfy { $0.offset % 3 != 0 || $0.element.mainRunCount == 0 })
+    }
+}

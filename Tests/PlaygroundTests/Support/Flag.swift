@@ -1,0 +1,57 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A one-shot event that async tests await with a deadline instead of blocking a thread.
+///
+/// Swift Testing runs tests on the cooperative thread pool (one thread per core); a test
+/// that blocks one of those threads can starve every other test and Dispatch's global
+/// queues. Awaiting a `Flag` suspends the test instead.
+final class Flag: Sendable {
+    private struct State {
+        var raised = false
+        var waiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
+        var nextWaiter: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    var isRaised: Bool { state.withLock { $0.raised } }
+
+    /// Raises the flag and wakes every waiter; raising it again does nothing.
+    func raise() {
+        let waiters = state.withLock { state in
+            state.raised = true
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume(returning: true) }
+    }
+
+    /// True as soon as the flag is raised; false if `seconds` pass first.
+    func wait(seconds: Double = 10) async -> Bool {
+        await withCheckedContinuation { continuation in
+            let id: UInt64? = state.withLock { state in
+                if state.raised { return nil }
+                state.nextWaiter += 1
+                state.waiters[state.nextWaiter] = continuation
+                return state.nextWaiter
+            }
+            guard let id else { return continuation.resume(returning: true) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+                self.state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: false)
+            }
+        }
+    }
+}
+
+/// Lines recorded by several threads, in the order they arrived.
+final class EventLog: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var events: [String] { lines.withLock { $0 } }
+
+    @Sendable func record(_ line: String) {
+        lines.withLock { $0.append(line) }
+    }
+}

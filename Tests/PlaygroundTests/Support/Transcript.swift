@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+/// Each chapter's expected output is written once, in its README, in the fenced block that
+/// follows the line `<!-- transcript: chapterN -->`. These helpers read that block and run
+/// the real executable, so that the README cannot drift from what the chapter prints.
+enum Transcript {
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()  // Support
+        .deletingLastPathComponent()  // PlaygroundTests
+        .deletingLastPathComponent()  // Tests
+        .deletingLastPathComponent()
+
+    /// The lines of the transcript block in the README of the chapter folder `folder`.
+    static func expected(chapter: String, folder: String) throws -> [String] {
+        let readme = packageRoot.appendingPathComponent("Chapters/\(folder)/README.md")
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        let lines = text.components(separatedBy: "\n")
+        let marker = "<!-- transcript: \(chapter) -->"
+        guard let markerIndex = lines.firstIndex(of: marker),
+            markerIndex + 1 < lines.count, lines[markerIndex + 1].hasPrefix("```"),
+            let end = lines[(markerIndex + 2)...].firstIndex(of: "```")
+        else {
+            throw TranscriptError("\(readme.path) has no fenced block right after \(marker)")
+        }
+        return Array(lines[(markerIndex + 2)..<end])
+    }
+
+    /// Runs the chapter's executable, unpaced, and returns the lines it printed.
+    static func run(_ chapter: String, within seconds: Double = 30) async throws -> [String] {
+        let executable = productsDirectory.appendingPathComponent(chapter)
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw TranscriptError("\(executable.path) is not built: run `swift build` first")
+        }
+        // Output goes to a file, not a pipe: a full pipe could block the child forever.
+        let outputFile = FileManager.default.temporaryDirectory
+            .appendingPathComponent("\(chapter)-\(UUID().uuidString).out")
+        guard FileManager.default.createFile(atPath: outputFile.path, contents: nil) else {
+            throw TranscriptError("cannot create \(outputFile.path)")
+        }
+        defer { try? FileManager.default.removeItem(at: outputFile) }
+        let output = try FileHandle(forWritingTo: outputFile)
+        defer { try? output.close() }
+
+        let process = Process()
+        process.executableURL = executable
+        process.environment = ProcessInfo.processInfo.environment.merging(["CHAPTER_PACING": "0"]) { $1 }
+        process.standardOutput = output
+        let exited = Flag()
+        process.terminationHandler = { _ in exited.raise() }
+        try process.run()
+        guard await exited.wait(seconds: seconds) else {
+            process.terminate()
+            throw TranscriptError("\(chapter) did not exit within \(seconds) s")
+        }
+        guard process.terminationStatus == 0 else {
+            throw TranscriptError("\(chapter) exited with status \(process.terminationStatus)")
+        }
+        let printed = try String(contentsOf: outputFile, encoding: .utf8)
+        return printed.hasSuffix("\n")
+            ? printed.dropLast().components(separatedBy: "\n") : printed.components(separatedBy: "\n")
+    }
+
+    /// Where `swift build` / `swift test` put the executables.
+    static var productsDirectory: URL {
+        #if os(macOS)
+            // The tests run inside an .xctest bundle that sits next to the executables.
+            for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+                return bundle.bundleURL.deletingLastPathComponent()
+            }
+        #endif
+        return Bundle.main.bundleURL
+    }
+}
+
+struct TranscriptError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,100 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// True once the queue has learned that `operation` finished, false after `seconds`.
+///
+/// It asks the queue machinery itself: an observer operation that depends on `operation`
+/// runs only after `operation` announced "isFinished". A waiter's thread is never blocked.
+func queueLearnsFinished(_ operation: Operation, within seconds: Double = 10) async -> Bool {
+    let finished = Flag()
+    let observer = BlockOperation { finished.raise() }
+    observer.addDependency(operation)
+    observerQueue.addOperation(observer)
+    return await finished.wait(seconds: seconds)
+}
+
+/// True once every operation added to `queue` so far has finished, false after `seconds`.
+///
+/// Not for a queue that `cancelAllOperations()` may cancel afterwards: on Linux, cancelling
+/// a pending barrier block crashes Foundation (chapter 3's README; tested there).
+func drained(_ queue: OperationQueue, within seconds: Double = 10) async -> Bool {
+    let drained = Flag()
+    queue.addBarrierBlock { drained.raise() }
+    return await drained.wait(seconds: seconds)
+}
+
+private let observerQueue = OperationQueue()
+
+/// Runs a blocking call (`waitUntilFinished`, a semaphore wait) on a thread of its own, so
+/// that it blocks neither the test nor the cooperative thread pool. True if it returned
+/// within `seconds`; if not, its thread stays blocked and the test can fail cleanly.
+func blockingCall(within seconds: Double = 10, _ body: @escaping @Sendable () -> Void) async -> Bool {
+    let returned = Flag()
+    let thread = Thread {
+        body()
+        returned.raise()
+    }
+    thread.start()
+    return await returned.wait(seconds: seconds)
+}
+
+/// A serial dispatch queue that starts suspended: work sent to it waits until `release()`.
+/// Tests use it to hold an operation's asynchronous work, so that what happens before the
+/// work runs is caused, not a race.
+final class HeldQueue: Sendable {
+    let queue: DispatchQueue
+    private let released = Mutex(false)
+
+    init(_ label: String = "held-work") {
+        queue = DispatchQueue(label: label)
+        queue.suspend()
+    }
+
+    func release() {
+        let first = released.withLock { released in
+            defer { released = true }
+            return !released
+        }
+        if first { queue.resume() }
+    }
+
+    deinit {
+        release()  // a suspended queue must not be released (libdispatch traps)
+    }
+}
+
+/// Counts calls from any thread, and lets a test await a given count.
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    private let target: Int
+    private let targetReached = Flag()
+
+    /// - Parameter target: the count that `waitForTarget` waits for.
+    init(target: Int = .max) {
+        self.target = target
+    }
+
+    var value: Int { count.withLock { $0 } }
+
+    @Sendable func increment() {
+        let reached = count.withLock { count in
+            count += 1
+            return count == target
+        }
+        if reached { targetReached.raise() }
+    }
+
+    /// True once the count reached `target`, false after `seconds`.
+    func waitForTarget(seconds: Double = 10) async -> Bool {
+        await targetReached.wait(seconds: seconds)
+    }
+}
+
+extension OperationQueue {
+    /// Adds `operations` without waiting. (`addOperations(_:waitUntilFinished:)` is
+    /// unavailable from async code, even with `false`.)
+    func add(_ operations: [Operation]) {
+        for operation in operations { addOperation(operation) }
+    }
+}

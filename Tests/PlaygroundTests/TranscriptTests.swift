@@ -1,0 +1,18 @@
+import Testing
+
+/// The expected output in each chapter README is what the chapter really prints.
+@Suite("Chapter READMEs show what the chapters print")
+struct TranscriptTests {
+    static let chapters = [
+        ("chapter1", "01-SyncOnlyOperation"),
+        ("chapter2", "02-ManualState"),
+        ("chapter3", "03-Cancellation"),
+    ]
+
+    @Test("README output block equals the chapter's output", arguments: chapters)
+    func readmeMatchesOutput(chapter: String, folder: String) async throws {
+        let expected = try Transcript.expected(chapter: chapter, folder: folder)
+        let printed = try await Transcript.run(chapter)
+        #expect(printed == expected, "Chapters/\(folder)/README.md's output block differs from `swift run \(chapter)`")
+    }
+}
