@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Prints one line of a chapter's story at once, whichever thread it comes from.
 ///
@@ -11,11 +12,13 @@ import Foundation
     fflush(nil)  // nil: all output streams; `stdout` itself is a global var Swift 6 rejects
 }
 
-/// Prints a chapter section's heading.
+/// Prints a chapter section's heading, after a blank line unless it is the first line.
 public func heading(_ title: String) {
-    say("")
+    if hasPrintedHeading.exchange(true, ordering: .relaxed) { say("") }
     say("== \(title)")
 }
+
+private let hasPrintedHeading = Atomic(false)
 
 /// Waits for `semaphore`, but never forever: a chapter that would hang says so and exits
 /// with status 1 instead.

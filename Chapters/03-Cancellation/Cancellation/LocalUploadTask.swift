@@ -27,7 +27,9 @@ public final class LocalUploadTask: Sendable {
     }
 
     private enum Step {
-        case nothing, sent(Int), ended(UploadOutcome)
+        case nothing
+        case sent(Int)
+        case ended(UploadOutcome)
     }
 
     private let chunkCount: Int

@@ -107,6 +107,11 @@ extension UploadOutcome? {
     struct FinishOnCancelTests {
         static let warning = "went isFinished=YES without being started by the queue it is in"
 
+        /// What the child process printed, standard output and standard error together.
+        static func printedOutput(_ result: ExitTest.Result) -> String {
+            String(decoding: result.standardOutputContent + result.standardErrorContent, as: UTF8.self)
+        }
+
         @Test("Foundation warns when cancel() finishes an operation that waits in its queue")
         func popularCancelIsWarnedAbout() async throws {
             let result = await #expect(
@@ -119,7 +124,7 @@ extension UploadOutcome? {
                 operation.cancel()  // finishes it while it is still pending
                 exit(0)
             }
-            let output = String(decoding: (result?.standardOutputContent ?? []) + (result?.standardErrorContent ?? []), as: UTF8.self)
+            let output = result.map(FinishOnCancelTests.printedOutput) ?? ""
             #expect(output.contains(FinishOnCancelTests.warning), "output was: \(output)")
         }
 
@@ -142,7 +147,7 @@ extension UploadOutcome? {
                 queue.isSuspended = false
                 exit(drained.wait(timeout: .now() + 5) == .success && operation.isFinished ? 0 : 1)
             }
-            let output = String(decoding: (result?.standardOutputContent ?? []) + (result?.standardErrorContent ?? []), as: UTF8.self)
+            let output = result.map(FinishOnCancelTests.printedOutput) ?? ""
             #expect(!output.contains(FinishOnCancelTests.warning), "output was: \(output)")
         }
     }
