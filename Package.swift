@@ -13,8 +13,8 @@ let chapters: [Target] =
 
 let package = Package(
     name: "AsyncOperationsPlayground",
-    // Mutex (Synchronization) needs macOS 15 / iOS 18; Linux has it with every Swift 6 toolchain.
-    platforms: [.macOS(.v15), .iOS(.v18)],
+    // NSLock.withLock needs macOS 13 / iOS 16; Linux has everything with any Swift 6 toolchain.
+    platforms: [.macOS(.v13), .iOS(.v16)],
     targets: [
         // Pacing and printing for the chapters' executables.
         .target(name: "ChapterSupport", path: "Chapters/Support"),

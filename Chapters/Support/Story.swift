@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// Prints one line of a chapter's story at once, whichever thread it comes from.
 ///
@@ -12,13 +11,15 @@ import Synchronization
     fflush(nil)  // nil: all output streams; `stdout` itself is a global var Swift 6 rejects
 }
 
-/// Prints a chapter section's heading, after a blank line unless it is the first line.
-public func heading(_ title: String) {
-    if hasPrintedHeading.exchange(true, ordering: .relaxed) { say("") }
+/// Prints a chapter section's heading, after a blank line unless it is the first one.
+/// (Main-actor isolated like the top-level code that calls it, which makes the flag safe.)
+@MainActor public func heading(_ title: String) {
+    if hasPrintedHeading { say("") }
+    hasPrintedHeading = true
     say("== \(title)")
 }
 
-private let hasPrintedHeading = Atomic(false)
+@MainActor private var hasPrintedHeading = false
 
 /// Waits for `semaphore`, but never forever: a chapter that would hang says so and exits
 /// with status 1 instead.

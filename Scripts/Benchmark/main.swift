@@ -5,13 +5,14 @@ import AsyncOperations
 import Dispatch
 import Foundation
 import ManualState
+import Synchronization
 
 let operationCount = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 20_000 : 20_000
 let rounds = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 9 : 9
 
 // Each operation's work is empty and finishes at once, so what is measured is the
 // operation machinery: state storage, notifications, and the queue's bookkeeping.
-final class MutexOperation: AsyncOperation, @unchecked Sendable {
+final class PackageBaseOperation: AsyncOperation, @unchecked Sendable {
     // @unchecked Sendable: no state of its own.
     override func main() { finish() }
 }
@@ -26,17 +27,43 @@ final class BarrierOperation: BarrierQueueOperation, @unchecked Sendable {
     override func main() { finish() }
 }
 
+/// The package's base with its state in a `Mutex` instead of `Locked`, for comparison only:
+/// `Locked.swift` says why the package does not use `Mutex`.
+@available(macOS 15, iOS 18, *)
+final class MutexStateOperation: Operation, @unchecked Sendable {
+    // @unchecked Sendable: all mutable state is `state`, a Mutex.
+    private let state = Mutex(0)  // 0 ready, 1 executing, 2 finished
+    override var isAsynchronous: Bool { true }
+    override var isExecuting: Bool { state.withLock { $0 == 1 } }
+    override var isFinished: Bool { state.withLock { $0 == 2 } }
+
+    override func start() {
+        willChangeValue(forKey: "isExecuting")
+        state.withLock { $0 = 1 }
+        didChangeValue(forKey: "isExecuting")
+        // main(): finish at once
+        willChangeValue(forKey: "isExecuting")
+        willChangeValue(forKey: "isFinished")
+        state.withLock { $0 = 2 }
+        didChangeValue(forKey: "isExecuting")
+        didChangeValue(forKey: "isFinished")
+    }
+}
+
 struct Variant {
     let name: String
     let make: () -> Operation
 }
 
-let variants = [
+var variants = [
     Variant(name: "BlockOperation (baseline)") { BlockOperation {} },
-    Variant(name: "AsyncOperation, Mutex (the package's base)") { MutexOperation() },
+    Variant(name: "AsyncOperation, NSLock (the package base)") { PackageBaseOperation() },
     Variant(name: "ManualStateOperation, NSLock (chapter 2)") { NSLockOperation() },
     Variant(name: "Concurrent queue + barrier (the articles)") { BarrierOperation() },
 ]
+if #available(macOS 15, iOS 18, *) {
+    variants.insert(Variant(name: "The same state in a Mutex (Synchronization)") { MutexStateOperation() }, at: 3)
+}
 
 /// Seconds to run `operationCount` operations made by `make` through a fresh queue.
 func measure(_ make: () -> Operation) -> Double {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The finished asynchronous base operation: chapter 2's hand-managed state plus chapter 3's
 /// cancellation. Chapters 4–7 build on it.
@@ -15,21 +14,28 @@ import Synchronization
 ///   before `start()`, does nothing. In particular `cancel()` never marks a pending operation
 ///   finished — the mistake that makes Foundation print "went isFinished=YES without being
 ///   started by the queue it is in" (chapter 3's README).
-/// - **Thread-safe.** The state lives in a `Mutex`; the notifications are posted after the
-///   lock is released, because Foundation reads the getters from inside `didChangeValue`.
+/// - **Thread-safe.** The state lives behind an `NSLock`; the notifications are posted
+///   outside the lock, because Foundation reads the getters from inside `didChangeValue`.
 open class AsyncOperation: Operation, @unchecked Sendable {
-    // @unchecked Sendable: all mutable state is `state`, which is a Mutex.
+    // @unchecked Sendable: all mutable state is `state`, only read or written under `lock`.
     private enum State {
         case ready, executing, finished
     }
 
-    private let state = Mutex(State.ready)
+    private let lock = NSLock()
+    private var state = State.ready
+
+    // The keys Foundation reacts to. Stored once: a variadic parameter would allocate an array
+    // on every state change, a cost the benchmark sees.
+    private static let executingKey = ["isExecuting"]
+    private static let finishedKey = ["isFinished"]
+    private static let bothKeys = ["isExecuting", "isFinished"]
 
     public override init() {}
 
     open override var isAsynchronous: Bool { true }
-    open override var isExecuting: Bool { state.withLock { $0 == .executing } }
-    open override var isFinished: Bool { state.withLock { $0 == .finished } }
+    open override var isExecuting: Bool { lock.withLock { state == .executing } }
+    open override var isFinished: Bool { lock.withLock { state == .finished } }
 
     /// Runs `main()`, or finishes at once if the operation was cancelled before it started.
     ///
@@ -37,8 +43,8 @@ open class AsyncOperation: Operation, @unchecked Sendable {
     open override func start() {
         // Not super.start(): Operation.start() would mark us finished when main() returns.
         if isCancelled {
-            change(from: .ready, to: .finished, announcing: "isFinished")
-        } else if change(from: .ready, to: .executing, announcing: "isExecuting") {
+            change(from: .ready, to: .finished, announcing: Self.finishedKey)
+        } else if change(from: .ready, to: .executing, announcing: Self.executingKey) {
             main()
         }
     }
@@ -53,7 +59,7 @@ open class AsyncOperation: Operation, @unchecked Sendable {
     /// Safe to call from any thread, and more than once: only the first call of an executing
     /// operation has an effect.
     public final func finish() {
-        change(from: .executing, to: .finished, announcing: "isExecuting", "isFinished")
+        change(from: .executing, to: .finished, announcing: Self.bothKeys)
     }
 
     /// Moves the state from `from` to `to` if it is `from` now, and announces `keys`;
@@ -65,11 +71,11 @@ open class AsyncOperation: Operation, @unchecked Sendable {
     /// `willChangeValue` is a no-op on Linux; Darwin's key-value observing wants the pair
     /// around the change, so it is posted even when the state turns out not to move.
     @discardableResult
-    private func change(from: State, to: State, announcing keys: String...) -> Bool {
+    private func change(from: State, to: State, announcing keys: [String]) -> Bool {
         for key in keys { willChangeValue(forKey: key) }
-        let moved = state.withLock { current in
-            guard current == from else { return false }
-            current = to
+        let moved = lock.withLock {
+            guard state == from else { return false }
+            state = to
             return true
         }
         for key in keys { didChangeValue(forKey: key) }

@@ -1,5 +1,5 @@
+import AsyncOperations
 import Dispatch
-import Synchronization
 
 /// How an upload ended.
 public enum UploadOutcome: Equatable, Sendable, CustomStringConvertible {
@@ -37,7 +37,7 @@ public final class LocalUploadTask: Sendable {
     private let onChunkSent: @Sendable (Int) -> Void
     private let completion: @Sendable (UploadOutcome) -> Void
     private let queue = DispatchQueue(label: "LocalUploadTask")
-    private let progress = Mutex(Progress())
+    private let progress = Locked(Progress())
 
     /// - Parameters:
     ///   - chunkCount: how many chunks make the upload.

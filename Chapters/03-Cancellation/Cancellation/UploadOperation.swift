@@ -1,12 +1,11 @@
 import AsyncOperations
 import Dispatch
-import Synchronization
 
 /// Chapter 3's example: an operation that uploads a file with an upload task it keeps, so
 /// that `cancel()` can stop the upload that is actually running.
 public final class UploadOperation: AsyncOperation, @unchecked Sendable {
-    // @unchecked Sendable: the mutable state, `task` and `result`, lives in Mutexes; the
-    // rest is `let`.
+    // @unchecked Sendable: the mutable state, `task` and `result`, is `Locked`; the rest is
+    // `let`.
     public struct Progress: Sendable {
         public let sent: Int
         public let total: Int
@@ -15,8 +14,8 @@ public final class UploadOperation: AsyncOperation, @unchecked Sendable {
     private let chunkCount: Int
     private let pace: DispatchTimeInterval
     private let onProgress: @Sendable (Progress, UploadOperation) -> Void
-    private let task = Mutex<LocalUploadTask?>(nil)
-    private let result = Mutex<UploadOutcome?>(nil)
+    private let task = Locked<LocalUploadTask?>(nil)
+    private let result = Locked<UploadOutcome?>(nil)
 
     /// - Parameters:
     ///   - onProgress: called after each chunk with the progress and this operation, for

@@ -1,6 +1,6 @@
+import AsyncOperations
 import Dispatch
 import Foundation
-import Synchronization
 
 /// A one-shot event that async tests await with a deadline instead of blocking a thread.
 ///
@@ -14,7 +14,7 @@ final class Flag: Sendable {
         var nextWaiter: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var isRaised: Bool { state.withLock { $0.raised } }
 
@@ -47,7 +47,7 @@ final class Flag: Sendable {
 
 /// Lines recorded by several threads, in the order they arrived.
 final class EventLog: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Locked<[String]>([])
 
     var events: [String] { lines.withLock { $0 } }
 

@@ -1,6 +1,6 @@
+import AsyncOperations
 import Dispatch
 import Foundation
-import Synchronization
 
 /// True once the queue has learned that `operation` finished, false after `seconds`.
 ///
@@ -44,7 +44,7 @@ func blockingCall(within seconds: Double = 10, _ body: @escaping @Sendable () ->
 /// work runs is caused, not a race.
 final class HeldQueue: Sendable {
     let queue: DispatchQueue
-    private let released = Mutex(false)
+    private let released = Locked(false)
 
     init(_ label: String = "held-work") {
         queue = DispatchQueue(label: label)
@@ -66,7 +66,7 @@ final class HeldQueue: Sendable {
 
 /// Counts calls from any thread, and lets a test await a given count.
 final class Counter: Sendable {
-    private let count = Mutex(0)
+    private let count = Locked(0)
     private let target: Int
     private let targetReached = Flag()
 
