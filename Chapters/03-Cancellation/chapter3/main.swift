@@ -22,7 +22,10 @@ let upload = UploadOperation(chunkCount: 5, pace: Pacing.delay(0.3)) { progress,
 }
 queue.addOperations([upload], waitUntilFinished: true)
 say("Upload \(upload.outcome.map(String.init(describing:)) ?? "never started")")
-say("The queue drained: \(queue.operationCount) operations left")
+// Not queue.operationCount here: Foundation wakes waitUntilFinished() *before* it removes the
+// operation from its queue, so the count could still be 1. Waiting for the queue is caused.
+queue.waitUntilAllOperationsAreFinished()
+say("The queue drained: isFinished = \(upload.isFinished), isCancelled = \(upload.isCancelled)")
 
 heading("cancelAllOperations() on a serial queue")
 let serialQueue = OperationQueue()
