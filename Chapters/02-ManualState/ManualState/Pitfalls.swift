@@ -1,18 +1,33 @@
 import Foundation
 
-// Two ways to get chapter 2 wrong. Each is a complete, runnable operation so that a test
-// can show what happens; ManualStateOperation is the version that gets both right.
+// Two ways to get chapter 2 wrong, each a runnable operation so that a test can show what
+// happens; ManualStateOperation is the version that gets both right. Both share the flags
+// below; each differs from the right version only in how it announces the change.
+
+/// Two flags behind a lock, and the getters the queue reads. The subclasses set the flags.
+public class LockedFlagsOperation: Operation, @unchecked Sendable {
+    // @unchecked Sendable: `executing` and `finished` are read and written under `lock`.
+    fileprivate let lock = NSLock()
+    fileprivate var executing = false
+    fileprivate var finished = false
+
+    public override var isAsynchronous: Bool { true }
+    public override var isExecuting: Bool { lock.withLock { executing } }
+    public override var isFinished: Bool { lock.withLock { finished } }
+
+    fileprivate func markExecuting() {
+        lock.withLock { executing = true }
+        didChangeValue(forKey: "isExecuting")
+    }
+}
 
 /// Announces its changes while still holding the lock that its getters take.
 ///
 /// On Linux, `didChangeValue(forKey: "isFinished")` reads `isFinished` before it returns;
 /// the getter waits for the lock that `finish()` is holding, and the thread that called
 /// `finish()` never comes back. On Darwin, key-value observing does the same read.
-public final class NotifyingUnderLockOperation: Operation, @unchecked Sendable {
-    // @unchecked Sendable: `executing` and `finished` are read and written under `lock`.
-    private let lock = NSLock()
-    private var executing = false
-    private var finished = false
+public final class NotifyingUnderLockOperation: LockedFlagsOperation, @unchecked Sendable {
+    // @unchecked Sendable: adds only a `let` to the superclass, whose flags are locked.
     private let finishReturned: @Sendable () -> Void
 
     /// - Parameter finishReturned: called after `finish()` returns — which it never does.
@@ -20,13 +35,8 @@ public final class NotifyingUnderLockOperation: Operation, @unchecked Sendable {
         self.finishReturned = finishReturned
     }
 
-    public override var isAsynchronous: Bool { true }
-    public override var isExecuting: Bool { lock.withLock { executing } }
-    public override var isFinished: Bool { lock.withLock { finished } }
-
     public override func start() {
-        lock.withLock { executing = true }
-        didChangeValue(forKey: "isExecuting")
+        markExecuting()
         DispatchQueue.global().async {
             self.finish()
             self.finishReturned()
@@ -50,11 +60,8 @@ public final class NotifyingUnderLockOperation: Operation, @unchecked Sendable {
 /// The queue checked `isFinished` once, right after `start()` returned, and saw false. From
 /// then on it waits for a "isFinished" notification that never comes: the operation stays
 /// in the queue, its dependents are never ready, `waitUntilFinished()` never returns.
-public final class SilentFinishOperation: Operation, @unchecked Sendable {
-    // @unchecked Sendable: `executing` and `finished` are read and written under `lock`.
-    private let lock = NSLock()
-    private var executing = false
-    private var finished = false
+public final class SilentFinishOperation: LockedFlagsOperation, @unchecked Sendable {
+    // @unchecked Sendable: adds only `let`s to the superclass, whose flags are locked.
     private let workQueue: DispatchQueue
     private let workDone: @Sendable () -> Void
 
@@ -66,13 +73,8 @@ public final class SilentFinishOperation: Operation, @unchecked Sendable {
         self.workDone = workDone
     }
 
-    public override var isAsynchronous: Bool { true }
-    public override var isExecuting: Bool { lock.withLock { executing } }
-    public override var isFinished: Bool { lock.withLock { finished } }
-
     public override func start() {
-        lock.withLock { executing = true }
-        didChangeValue(forKey: "isExecuting")
+        markExecuting()
         workQueue.async {
             self.lock.withLock {
                 self.executing = false
