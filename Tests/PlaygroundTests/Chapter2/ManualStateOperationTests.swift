@@ -9,10 +9,8 @@ struct ManualStateOperationTests {
         let held = HeldQueue()
         let log = EventLog()
         let started = Flag()
-        let operation = DelayedPrintOperation(after: .seconds(0), on: held.queue) { line in
-            log.record(line)
-            if line == "Starting" { started.raise() }
-        }
+        let operation = DelayedPrintOperation(
+            after: .seconds(0), on: held.queue, report: log.recorder(raising: started, at: "Starting"))
         let queue = OperationQueue()
         queue.addOperation(operation)
 
@@ -45,10 +43,8 @@ struct ManualStateOperationTests {
         let held = HeldQueue()
         let log = EventLog()
         let started = Flag()
-        let upstream = DelayedPrintOperation(after: .seconds(0), on: held.queue) { line in
-            log.record(line)
-            if line == "Starting" { started.raise() }
-        }
+        let upstream = DelayedPrintOperation(
+            after: .seconds(0), on: held.queue, report: log.recorder(raising: started, at: "Starting"))
         let dependent = BlockOperation { log.record("dependent ran") }
         dependent.addDependency(upstream)
         OperationQueue().add([upstream, dependent])

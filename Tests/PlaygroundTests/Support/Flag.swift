@@ -54,4 +54,12 @@ final class EventLog: Sendable {
     @Sendable func record(_ line: String) {
         lines.withLock { $0.append(line) }
     }
+
+    /// A reporter for an operation: records every line, and raises `flag` when `line` arrives.
+    func recorder(raising flag: Flag, at line: String) -> @Sendable (String) -> Void {
+        { reported in
+            self.record(reported)
+            if reported == line { flag.raise() }
+        }
+    }
 }
