@@ -11,19 +11,23 @@ import Foundation
 /// - **Cancelled before it starts:** `start()` moves it straight to finished without
 ///   calling `main()` (Foundation requires finished = true, executing = false even then).
 /// - **Finishes once.** Only an executing operation can finish; a second `finish()`, or one
-///   before `start()`, does nothing. In particular `cancel()` never marks a pending operation
-///   finished — the mistake that makes Foundation print "went isFinished=YES without being
-///   started by the queue it is in" (chapter 3's README).
+///   before `start()`, does nothing, not even post a notification. In particular `cancel()`
+///   never marks a pending operation finished — the mistake that makes Foundation print
+///   "went isFinished=YES without being started by the queue it is in" (chapter 3's README).
 /// - **Thread-safe.** The state lives behind an `NSLock`; the notifications are posted
 ///   outside the lock, because Foundation reads the getters from inside `didChangeValue`.
 open class AsyncOperation: Operation, @unchecked Sendable {
-    // @unchecked Sendable: all mutable state is `state`, only read or written under `lock`.
+    // @unchecked Sendable: all mutable state (`state`, `isChanging`) is only read or written
+    // under `lock`.
     private enum State {
         case ready, executing, finished
     }
 
     private let lock = NSLock()
     private var state = State.ready
+    /// True while one caller announces a change: it claimed the change, so no other caller
+    /// announces anything until the new state is stored.
+    private var isChanging = false
 
     // The keys Foundation reacts to. Stored once: a variadic parameter would allocate an array
     // on every state change, a cost the benchmark sees.
@@ -65,20 +69,26 @@ open class AsyncOperation: Operation, @unchecked Sendable {
     /// Moves the state from `from` to `to` if it is `from` now, and announces `keys`;
     /// tells whether it moved.
     ///
-    /// The lock is held only for the check-and-set. The notifications come before and after
-    /// it, never inside: on Linux `didChangeValue(forKey:)` drives the queue (there is no
-    /// key-value observing) and reads `isFinished`/`isExecuting` before it returns.
-    /// `willChangeValue` is a no-op on Linux; Darwin's key-value observing wants the pair
-    /// around the change, so it is posted even when the state turns out not to move.
+    /// The lock is never held while announcing: on Linux `didChangeValue(forKey:)` drives the
+    /// queue (there is no key-value observing) and reads `isFinished`/`isExecuting` before it
+    /// returns. So the change happens in three steps: claim it under the lock, announce
+    /// `willChange` and store the new state, announce `didChange`. Only the caller that
+    /// claimed the change announces anything: a second `finish()` posts nothing at all,
+    /// whether it comes later or at the same moment from another thread.
     @discardableResult
     private func change(from: State, to: State, announcing keys: [String]) -> Bool {
-        for key in keys { willChangeValue(forKey: key) }
-        let moved = lock.withLock {
-            guard state == from else { return false }
-            state = to
+        let claimed = lock.withLock {
+            guard state == from, !isChanging else { return false }
+            isChanging = true
             return true
         }
+        guard claimed else { return false }
+        for key in keys { willChangeValue(forKey: key) }
+        lock.withLock {
+            state = to
+            isChanging = false
+        }
         for key in keys { didChangeValue(forKey: key) }
-        return moved
+        return true
     }
 }
