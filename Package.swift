@@ -10,6 +10,8 @@ let chapters: [Target] =
     // Chapter 3 finishes the asynchronous base operation: chapters 4–7 import AsyncOperations.
     + library("AsyncOperations", in: "03-Cancellation")
     + chapter(3, "03-Cancellation", library: "Cancellation", uses: ["AsyncOperations", "ManualState"])
+    + chapter(4, "04-CompletionOperation", library: "CompletionOperations", uses: ["AsyncOperations"])
+    + chapter(5, "05-TaskOperation", library: "TaskOperations", uses: ["AsyncOperations"])
 
 let package = Package(
     name: "AsyncOperationsPlayground",
@@ -24,9 +26,13 @@ let package = Package(
             dependencies: ["AsyncOperations", "ManualState"],
             path: "Scripts/Benchmark"
         ),
+        // Scripts/measure-stall: what blocking the cooperative thread pool costs (chapter 5).
+        .executableTarget(name: "cooperative-stall", path: "Scripts/CooperativeStall"),
         .testTarget(
             name: "PlaygroundTests",
-            dependencies: ["SyncOnly", "ManualState", "AsyncOperations", "Cancellation"]
+            dependencies: [
+                "SyncOnly", "ManualState", "AsyncOperations", "Cancellation", "CompletionOperations", "TaskOperations",
+            ]
         ),
     ] + chapters
 )

@@ -7,6 +7,8 @@ struct TranscriptTests {
         ("chapter1", "01-SyncOnlyOperation"),
         ("chapter2", "02-ManualState"),
         ("chapter3", "03-Cancellation"),
+        ("chapter4", "04-CompletionOperation"),
+        ("chapter5", "05-TaskOperation"),
     ]
 
     @Test("README output block equals the chapter's output", arguments: chapters)

@@ -1,17 +1,26 @@
 import AsyncOperations
 import Dispatch
 import Foundation
+import TaskOperations
+
+/// True if `body` returns within `seconds`, false if not. A body that never returns is
+/// left suspended (it holds no thread), so the test can fail cleanly instead of hanging.
+func completes(within seconds: Double = 10, _ body: @escaping @Sendable () async -> Void) async -> Bool {
+    let returned = Flag()
+    Task {
+        await body()
+        returned.raise()
+    }
+    return await returned.wait(seconds: seconds)
+}
 
 /// True once the queue has learned that `operation` finished, false after `seconds`.
 ///
-/// It asks the queue machinery itself: an observer operation that depends on `operation`
-/// runs only after `operation` announced "isFinished". A waiter's thread is never blocked.
+/// It asks the queue machinery itself, through chapter 5's `untilFinished()`: an observer
+/// operation that depends on `operation` runs only after `operation` announced "isFinished".
+/// No thread is blocked.
 func queueLearnsFinished(_ operation: Operation, within seconds: Double = 10) async -> Bool {
-    let finished = Flag()
-    let observer = BlockOperation { finished.raise() }
-    observer.addDependency(operation)
-    observerQueue.addOperation(observer)
-    return await finished.wait(seconds: seconds)
+    await completes(within: seconds) { await operation.untilFinished() }
 }
 
 /// True once every operation added to `queue` so far has finished, false after `seconds`.
@@ -23,8 +32,6 @@ func drained(_ queue: OperationQueue, within seconds: Double = 10) async -> Bool
     queue.addBarrierBlock { drained.raise() }
     return await drained.wait(seconds: seconds)
 }
-
-private let observerQueue = OperationQueue()
 
 /// Runs a blocking call (`waitUntilFinished`, a semaphore wait) on a thread of its own, so
 /// that it blocks neither the test nor the cooperative thread pool. True if it returned

@@ -1,0 +1,29 @@
+import AsyncOperations
+
+/// An operation that runs a closure and finishes when the closure calls the completion
+/// callback it was given — from any thread, at any later time, or before it returns.
+///
+/// It is the finished base operation of chapter 3 (`AsyncOperation`) plus one closure, so it
+/// inherits its guarantees: a cancelled operation that has not started never runs the
+/// closure, and calling the callback a second time does nothing.
+open class CompletionOperation: AsyncOperation, @unchecked Sendable {
+    // @unchecked Sendable: adds only a `let` to a thread-safe superclass.
+
+    /// The work: it starts something and calls `complete` when that is done.
+    ///
+    /// `@Sendable` because the queue runs it on one of its own threads, not where it was
+    /// written.
+    public typealias Work = @Sendable (_ complete: @escaping @Sendable () -> Void) -> Void
+
+    private let work: Work
+
+    public init(_ work: @escaping Work) {
+        self.work = work
+    }
+
+    open override func main() {
+        // The callback keeps the operation alive until the work calls it; finish() is
+        // idempotent, so a callback called twice finishes once.
+        work { self.finish() }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+
+// The state-enum base operation as the popular articles write it, kept with its three bugs
+// so that the tests can show each one. Chapter 4's CompletionOperation is built on the
+// finished base instead (AsyncOperation, chapter 3), which fixes all three.
+
+/// The popular asynchronous base: a state enum whose key string comes from its case name.
+///
+/// Its three bugs, each marked "Bug" below:
+/// 1. `start()` calls `main()` before it sets `.executing`. Work that completes at once (or
+///    quickly, on another thread) sets `.finished` first, then `start()` sets `.executing`:
+///    the queue never learns that the operation finished.
+/// 2. `cancel()` sets `.finished`, even for an operation still waiting in its queue —
+///    chapter 3's "went isFinished=YES without being started".
+/// 3. `state` is read and written from several threads without a lock: a data race, which
+///    ThreadSanitizer reports (`Scripts/race-demos`).
+open class PopularStateOperation: Operation, @unchecked Sendable {
+    // @unchecked Sendable: NOT actually safe — see bug 3. Kept to show what goes wrong.
+
+    public enum State: String {
+        case ready, executing, finished
+
+        /// "isReady", "isExecuting", "isFinished": the keys Foundation reacts to.
+        var keyPath: String { "is" + rawValue.capitalized }
+    }
+
+    /// Every change posts the old and the new state's key. (`open` only so that the tests
+    /// can watch each change from a subclass.)
+    open var state = State.ready {  // Bug 3: no lock
+        willSet {
+            willChangeValue(forKey: newValue.keyPath)
+            willChangeValue(forKey: state.keyPath)
+        }
+        didSet {
+            didChangeValue(forKey: oldValue.keyPath)
+            didChangeValue(forKey: state.keyPath)
+        }
+    }
+
+    public override init() {}
+
+    open override var isReady: Bool { super.isReady && state == .ready }
+    open override var isExecuting: Bool { state == .executing }
+    open override var isFinished: Bool { state == .finished }
+    open override var isAsynchronous: Bool { true }
+
+    open override func start() {
+        if isCancelled {
+            state = .finished
+            return
+        }
+        main()
+        state = .executing  // Bug 1: after main(), which may already have finished
+    }
+
+    open override func cancel() {
+        super.cancel()
+        state = .finished  // Bug 2: even if the operation has not started
+    }
+
+    /// Unguarded: a second call announces "finished" a second time.
+    public func finish() {
+        state = .finished
+    }
+}
+
+/// The popular `CompletionOperation`, on the popular base.
+open class PopularCompletionOperation: PopularStateOperation, @unchecked Sendable {
+    // @unchecked Sendable: adds only a `let` to its superclass (which is not safe: bug 3).
+    private let work: @Sendable (_ complete: @escaping @Sendable () -> Void) -> Void
+
+    public init(_ work: @escaping @Sendable (_ complete: @escaping @Sendable () -> Void) -> Void) {
+        self.work = work
+    }
+
+    open override func main() {
+        work { self.finish() }
+    }
+}

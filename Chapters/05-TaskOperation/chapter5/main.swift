@@ -1,0 +1,67 @@
+// Chapter 5 — TaskOperation: async/await inside an operation.
+// Read along: Chapters/05-TaskOperation/README.md
+import ChapterSupport
+import Dispatch
+import Foundation
+import TaskOperations
+
+let queue = OperationQueue()
+
+heading("An async closure inside an operation")
+let hello = TaskOperation {
+    try await Task.sleep(nanoseconds: UInt64(Pacing.scale * 500_000_000))
+    say("Executing")
+    return "Hello World!"
+}
+addAndWaitUntilFinished(hello)
+say("Finished")
+say(try hello.value ?? "no value")
+
+heading("The main-actor deadlock of the popular version")
+// The closure is written in main.swift's top-level code, which is main-actor isolated. The
+// popular operation takes it as a plain (non-@Sendable) closure, so it keeps the main actor:
+// its task must wait for the main thread, which is blocked below, waiting for the task.
+let stuck = PopularTaskOperation { "Hello from the main actor" }
+say("The main thread blocks, waiting for the operation")
+if !addAndBlock(stuck, giveUpAfter: 0.5) {
+    say("After 0.5 s it has not run: it needs the main actor, whose thread is blocked")
+}
+
+heading("Awaiting instead of blocking")
+// Awaiting suspends the main actor instead of blocking its thread: the stuck closure runs.
+await stuck.untilFinished()
+say("Once the main thread was free, the stuck operation ran: \(try stuck.result?.get() ?? "no value")")
+let greeting = try await queue.value(of: TaskOperation { "Hello again, without blocking" })
+say(greeting)
+
+heading("Cancelling the awaiting task cancels the operation")
+let (started, startedSignal) = AsyncStream.makeStream(of: Void.self)
+let download = TaskOperation {
+    startedSignal.yield()
+    try await Task.sleep(nanoseconds: 60 * 1_000_000_000)  // ends early only if cancelled
+    return "downloaded"
+}
+let awaiting = Task { try await queue.value(of: download) }
+for await _ in started { break }
+say("The download has started; the user cancels the awaiting task")
+awaiting.cancel()
+switch await awaiting.result {
+case .success(let value): say("Unexpected success: \(value)")
+case .failure(let error): say("The awaiting task threw \(type(of: error))")
+}
+say("The operation: isCancelled = \(download.isCancelled), result = \(String(describing: download.result!))")
+
+/// `queue.addOperations(_:waitUntilFinished: true)`, as the articles call it. The top-level code
+/// above awaits, which makes it async code, where that blocking call is unavailable; a
+/// synchronous function may still make it.
+func addAndWaitUntilFinished(_ operation: Operation) {
+    queue.addOperations([operation], waitUntilFinished: true)
+}
+
+/// The same blocking wait, but bounded: true if `operation` finished within `seconds`.
+func addAndBlock(_ operation: Operation, giveUpAfter seconds: Double) -> Bool {
+    let finished = DispatchSemaphore(value: 0)
+    operation.completionBlock = { finished.signal() }
+    queue.addOperation(operation)
+    return finished.wait(timeout: .now() + seconds) == .success
+}

@@ -1,0 +1,207 @@
+import Foundation
+import TaskOperations
+import Testing
+
+@Suite("Chapter 5 — TaskOperation")
+struct TaskOperationTests {
+    @Test("the closure's return value is the result: Executing, then Finished, then Hello World!")
+    func helloWorld() async throws {
+        let log = EventLog()
+        let operation = TaskOperation {
+            log.record("Executing")
+            return "Hello World!"
+        }
+        let value = try await OperationQueue().value(of: operation)
+        log.record("Finished")
+        log.record(value)
+        #expect(log.events == ["Executing", "Finished", "Hello World!"])
+        #expect(try operation.value == "Hello World!")
+    }
+
+    @Test("a thrown error is the result, and value(of:) rethrows it")
+    func thrownError() async {
+        struct Failed: Error, Equatable {}
+        let operation = TaskOperation<Int> { throw Failed() }
+        await #expect(throws: Failed.self) { try await OperationQueue().value(of: operation) }
+        #expect(throws: Failed.self) { try operation.value }
+    }
+
+    @Test("a closure that neither throws nor awaits fits the same initialiser")
+    func plainClosure() async throws {
+        let operation = TaskOperation { 6 * 7 }
+        #expect(try await OperationQueue().value(of: operation) == 42)
+    }
+
+    @Test("cancel() reaches the running task: its sleep ends, and the result is CancellationError")
+    func cancelReachesTheTask() async {
+        let started = Flag()
+        let operation = TaskOperation { () async throws -> String in
+            started.raise()
+            try await Task.sleep(nanoseconds: 60 * 1_000_000_000)  // ends early only if cancelled
+            return "slept a minute"
+        }
+        OperationQueue().addOperation(operation)
+        #expect(await started.wait())
+        operation.cancel()
+        #expect(await queueLearnsFinished(operation, within: 5), "the cancelled task should end at once")
+        #expect(operation.result.isCancellationError())
+    }
+
+    @Test("a cancelled operation's result is CancellationError, even if its closure ignored the cancellation")
+    func cancelledIgnoringClosure() async {
+        let started = Flag()
+        let mayReturn = Flag()
+        let operation = TaskOperation {
+            started.raise()
+            _ = await mayReturn.wait()  // does not look at Task.isCancelled
+            return "done anyway"
+        }
+        OperationQueue().addOperation(operation)
+        #expect(await started.wait())
+        operation.cancel()
+        mayReturn.raise()
+        #expect(await queueLearnsFinished(operation))
+        #expect(operation.result.isCancellationError())
+    }
+
+    @Test("cancelled before it starts: the closure never runs, and the result is CancellationError")
+    func cancelledBeforeStart() async {
+        let closureRan = Flag()
+        let operation = TaskOperation { closureRan.raise() }
+        operation.cancel()
+        await OperationQueue().run(operation)
+        #expect(!closureRan.isRaised)
+        #expect(operation.result.isCancellationError())
+    }
+
+    @Test("the closure is @Sendable: written on the main actor, it does not run on the main actor")
+    @MainActor
+    func closureLeavesTheMainActor() async throws {
+        // The popular version's plain closure keeps the main actor of the code that wrote it —
+        // the cause of the deadlock that chapter 5 shows when the main thread blocks.
+        // (`#isolation` is the actor a piece of code runs on; nil means no actor.)
+        let popular = PopularTaskOperation { () async -> Bool in #isolation === MainActor.shared }
+        await OperationQueue().run(popular)
+        #expect(try popular.result?.get() == true, "the popular closure should run on the main actor")
+
+        let fixed = TaskOperation { () async -> Bool in #isolation === MainActor.shared }
+        #expect(try await OperationQueue().value(of: fixed) == false)
+    }
+
+    @Test("the popular version: cancel() does not reach its task, which runs to its end and succeeds")
+    func popularCancelMissesTheTask() async throws {
+        let started = Flag()
+        let taskSawCancel = Flag()
+        let mayReturn = Flag()
+        let operation = PopularTaskOperation { @Sendable in
+            started.raise()
+            await withTaskCancellationHandler {
+                _ = await mayReturn.wait()
+            } onCancel: {
+                taskSawCancel.raise()
+            }
+            return "ran to its end"
+        }
+        OperationQueue().addOperation(operation)
+        #expect(await started.wait())
+        operation.cancel()
+        #expect(await !taskSawCancel.wait(seconds: 0.2), "the popular task should not see the cancellation")
+        mayReturn.raise()
+        #expect(await queueLearnsFinished(operation))
+        #expect(try operation.result?.get() == "ran to its end")
+    }
+}
+
+@Suite("Chapter 5 — awaiting operations from async code")
+struct AwaitingOperationsTests {
+    @Test("run(_:) returns only once every operation has finished, however the queue orders them")
+    func runAwaitsAll() async {
+        let log = EventLog()
+        let queue = OperationQueue()
+        let last = BlockOperation { log.record("last") }
+        let first = TaskOperation { log.record("first") }
+        last.addDependency(first)
+        await queue.run([last, first])
+        #expect(log.events == ["first", "last"])
+        #expect(first.isFinished && last.isFinished)
+    }
+
+    @Test("untilFinished() waits for a queue that is suspended, and returns once it runs")
+    func untilFinishedFollowsTheQueue() async throws {
+        let queue = OperationQueue()
+        queue.isSuspended = true
+        let operation = TaskOperation { "ran" }
+        queue.addOperation(operation)
+        #expect(await !completes(within: 0.1) { await operation.untilFinished() })
+        queue.isSuspended = false
+        #expect(await completes { await operation.untilFinished() })
+        #expect(try operation.value == "ran")
+    }
+
+    @Test("cancelling the awaiting task cancels the operation, whose result is CancellationError")
+    func cancellingTheAwaitingTask() async {
+        let started = Flag()
+        let operation = TaskOperation { () async throws -> String in
+            started.raise()
+            try await Task.sleep(nanoseconds: 60 * 1_000_000_000)
+            return "slept a minute"
+        }
+        let queue = OperationQueue()
+        let awaiting = Task { try await queue.value(of: operation) }
+        #expect(await started.wait())
+        awaiting.cancel()
+        let outcome = await awaiting.result
+        #expect(outcome.isCancellationError)
+        #expect(operation.isCancelled && operation.isFinished)
+    }
+
+    @Test("an awaiting task cancelled before it adds the operation: the operation never runs its closure")
+    func cancelledAwaitingTask() async {
+        let closureRan = Flag()
+        let operation = TaskOperation { closureRan.raise() }
+        let mayAwait = Flag()
+        let queue = OperationQueue()
+        let awaiting = Task {
+            _ = await mayAwait.wait()
+            try await queue.value(of: operation)
+        }
+        awaiting.cancel()
+        mayAwait.raise()
+        #expect(await awaiting.result.isCancellationError)
+        #expect(!closureRan.isRaised && operation.isFinished)
+    }
+
+    @Test("200 operations awaited at once on a 2-core machine: no thread is blocked, so none waits for another")
+    func manyAwaitsAtOnce() async {
+        // With blocking waits, 200 waiting tasks would need 200 threads; the cooperative pool
+        // has one per core. Awaiting suspends instead, so this finishes at once.
+        let queue = OperationQueue()
+        let finishedAll = await completes(within: 10) {
+            await withTaskGroup(of: Int.self) { group in
+                for index in 0..<200 {
+                    group.addTask { (try? await queue.value(of: TaskOperation { index })) ?? -1 }
+                }
+                var sum = 0
+                for await value in group { sum += value }
+                #expect(sum == (0..<200).reduce(0, +))
+            }
+        }
+        #expect(finishedAll)
+    }
+}
+
+extension Optional {
+    /// True for a failed result with `CancellationError`.
+    fileprivate func isCancellationError<Success>() -> Bool where Wrapped == Result<Success, any Error> {
+        if case .failure(let error)? = self { return error is CancellationError }
+        return false
+    }
+}
+
+extension Result where Failure == any Error {
+    /// True for a failure with `CancellationError`.
+    fileprivate var isCancellationError: Bool {
+        if case .failure(let error) = self { return error is CancellationError }
+        return false
+    }
+}
