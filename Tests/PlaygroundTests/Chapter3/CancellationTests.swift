@@ -105,27 +105,16 @@ extension UploadOutcome? {
 #if os(macOS) || os(Linux)
     @Suite("Chapter 3 — finishing a pending operation from cancel()")
     struct FinishOnCancelTests {
-        static let warning = "went isFinished=YES without being started by the queue it is in"
-
-        /// What the child process printed, standard output and standard error together.
-        static func printedOutput(_ result: ExitTest.Result) -> String {
-            String(decoding: result.standardOutputContent + result.standardErrorContent, as: UTF8.self)
-        }
-
         @Test("Foundation warns when cancel() finishes an operation that waits in its queue")
         func popularCancelIsWarnedAbout() async throws {
             let result = await #expect(
                 processExitsWith: .success, observing: [\.standardOutputContent, \.standardErrorContent]
             ) {
-                let queue = OperationQueue()
-                queue.isSuspended = true
-                let operation = FinishOnCancelOperation { _ in }
-                queue.addOperation(operation)
-                operation.cancel()  // finishes it while it is still pending
-                exit(0)
+                // FinishOnCancelOperation finishes itself in cancel(), though it is still pending.
+                PendingCancel.cancelWhilePendingThenExit(FinishOnCancelOperation { _ in })
             }
-            let output = result.map(FinishOnCancelTests.printedOutput) ?? ""
-            #expect(output.contains(FinishOnCancelTests.warning), "output was: \(output)")
+            let output = result.map(PendingCancel.printedOutput) ?? ""
+            #expect(output.contains(PendingCancel.warning), "output was: \(output)")
         }
 
         @Test("AsyncOperation in the same situation: no warning, and the queue drains")
@@ -137,18 +126,10 @@ extension UploadOutcome? {
                     // @unchecked Sendable: no state of its own.
                     override func main() { finish() }
                 }
-                let queue = OperationQueue()
-                queue.isSuspended = true
-                let operation = Quick()
-                queue.addOperation(operation)
-                operation.cancel()
-                let drained = DispatchSemaphore(value: 0)
-                queue.addBarrierBlock { drained.signal() }
-                queue.isSuspended = false
-                exit(drained.wait(timeout: .now() + 5) == .success && operation.isFinished ? 0 : 1)
+                PendingCancel.cancelWhilePendingThenDrain(Quick())
             }
-            let output = result.map(FinishOnCancelTests.printedOutput) ?? ""
-            #expect(!output.contains(FinishOnCancelTests.warning), "output was: \(output)")
+            let output = result.map(PendingCancel.printedOutput) ?? ""
+            #expect(!output.contains(PendingCancel.warning), "output was: \(output)")
         }
     }
 

@@ -147,15 +147,11 @@ struct PopularStateOperationTests {
             let result = await #expect(
                 processExitsWith: .success, observing: [\.standardOutputContent, \.standardErrorContent]
             ) {
-                let queue = OperationQueue()
-                queue.isSuspended = true
-                let operation = PopularCompletionOperation { complete in complete() }
-                queue.addOperation(operation)
-                operation.cancel()  // sets .finished while the operation still waits
-                exit(0)
+                // The popular cancel() sets .finished while the operation still waits.
+                PendingCancel.cancelWhilePendingThenExit(PopularCompletionOperation { complete in complete() })
             }
-            let output = result.map(FinishOnCancelTests.printedOutput) ?? ""
-            #expect(output.contains(FinishOnCancelTests.warning), "output was: \(output)")
+            let output = result.map(PendingCancel.printedOutput) ?? ""
+            #expect(output.contains(PendingCancel.warning), "output was: \(output)")
         }
 
         @Test("the fix: CompletionOperation in the same situation is quiet, and the queue drains")
@@ -163,18 +159,10 @@ struct PopularStateOperationTests {
             let result = await #expect(
                 processExitsWith: .success, observing: [\.standardOutputContent, \.standardErrorContent]
             ) {
-                let queue = OperationQueue()
-                queue.isSuspended = true
-                let operation = CompletionOperation { complete in complete() }
-                queue.addOperation(operation)
-                operation.cancel()
-                let drained = DispatchSemaphore(value: 0)
-                queue.addBarrierBlock { drained.signal() }
-                queue.isSuspended = false
-                exit(drained.wait(timeout: .now() + 5) == .success && operation.isFinished ? 0 : 1)
+                PendingCancel.cancelWhilePendingThenDrain(CompletionOperation { complete in complete() })
             }
-            let output = result.map(FinishOnCancelTests.printedOutput) ?? ""
-            #expect(!output.contains(FinishOnCancelTests.warning), "output was: \(output)")
+            let output = result.map(PendingCancel.printedOutput) ?? ""
+            #expect(!output.contains(PendingCancel.warning), "output was: \(output)")
         }
     }
 #endif
