@@ -61,8 +61,9 @@ open class AsyncOperation: Operation, @unchecked Sendable {
     /// Ends an executing operation: the queue, waiters and dependents learn it now.
     ///
     /// Safe to call from any thread, and more than once: only the first call of an executing
-    /// operation has an effect.
-    public final func finish() {
+    /// operation has an effect. Subclasses that override it call `super.finish()`; chapter 6's
+    /// result operation does, to insist on a result.
+    open func finish() {
         change(from: .executing, to: .finished, announcing: Self.bothKeys)
     }
 
