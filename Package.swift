@@ -12,6 +12,8 @@ let chapters: [Target] =
     + chapter(3, "03-Cancellation", library: "Cancellation", uses: ["AsyncOperations", "ManualState"])
     + chapter(4, "04-CompletionOperation", library: "CompletionOperations", uses: ["AsyncOperations"])
     + chapter(5, "05-TaskOperation", library: "TaskOperations", uses: ["AsyncOperations"])
+    + chapter(6, "06-ResultOperation", library: "ResultOperations", uses: ["AsyncOperations"])
+    + chapter(7, "07-ChainedOperations", library: "ChainedOperations", uses: ["AsyncOperations", "ResultOperations"])
 
 let package = Package(
     name: "AsyncOperationsPlayground",
@@ -32,6 +34,7 @@ let package = Package(
             name: "PlaygroundTests",
             dependencies: [
                 "SyncOnly", "ManualState", "AsyncOperations", "Cancellation", "CompletionOperations", "TaskOperations",
+                "ResultOperations", "ChainedOperations",
             ]
         ),
     ] + chapters

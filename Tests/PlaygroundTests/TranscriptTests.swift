@@ -9,6 +9,8 @@ struct TranscriptTests {
         ("chapter3", "03-Cancellation"),
         ("chapter4", "04-CompletionOperation"),
         ("chapter5", "05-TaskOperation"),
+        ("chapter6", "06-ResultOperation"),
+        ("chapter7", "07-ChainedOperations"),
     ]
 
     @Test("README output block equals the chapter's output", arguments: chapters)

@@ -1,0 +1,53 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking  // URLSession on Linux
+#endif
+
+/// The real web, through `URLSession`, for using the operations outside this package. No
+/// chapter and no test uses it: they run on `LocalWeb`, without a network.
+public struct URLSessionWeb: HeadRequester, PageFetcher {
+    private let session: URLSession
+
+    public init(session: URLSession = .shared) {
+        self.session = session
+    }
+
+    public func head(_ url: URL, completion: @escaping @Sendable (Result<URL?, any Error>) -> Void)
+        -> any CancellableRequest
+    {
+        var request = URLRequest(url: url)
+        request.httpMethod = "HEAD"  // the headers are enough; URLSession follows redirects
+        let task = session.dataTask(with: request) { _, response, error in
+            if let error {
+                completion(.failure(error))
+            } else {
+                completion(.success(response?.url))
+            }
+        }
+        task.resume()
+        return SessionRequest(task: task)
+    }
+
+    public func get(_ url: URL, completion: @escaping @Sendable (Result<String, any Error>) -> Void)
+        -> any CancellableRequest
+    {
+        let task = session.dataTask(with: url) { data, _, error in
+            if let error {
+                completion(.failure(error))
+            } else {
+                completion(.success(String(decoding: data ?? Data(), as: UTF8.self)))
+            }
+        }
+        task.resume()
+        return SessionRequest(task: task)
+    }
+}
+
+/// A `URLSessionTask` as a `CancellableRequest`.
+private struct SessionRequest: CancellableRequest, @unchecked Sendable {
+    // @unchecked Sendable: URLSessionTask is thread-safe; Linux's Foundation does not say so.
+    let task: URLSessionTask
+
+    func cancel() { task.cancel() }
+}

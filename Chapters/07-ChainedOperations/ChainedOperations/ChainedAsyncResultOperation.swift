@@ -1,0 +1,124 @@
+import AsyncOperations
+import Foundation
+import ResultOperations
+
+/// An operation whose output a later operation can take as its input.
+public protocol OutputProviding<Output>: Operation {
+    associatedtype Output: Sendable
+    /// The output or the failure once the operation has finished; nil before.
+    var outputResult: Result<Output, any Error>? { get }
+}
+
+extension AsyncResultOperation: OutputProviding {
+    public var outputResult: Result<Success, any Error>? {
+        result?.mapError { $0 }
+    }
+}
+
+/// An operation that takes its input from an `OutputProviding` operation.
+public protocol InputTaking<Input>: Operation {
+    associatedtype Input: Sendable
+    /// Makes `upstream` the source of this operation's input, and a dependency.
+    func takeInput(from upstream: any OutputProviding<Input>)
+}
+
+extension OutputProviding {
+    /// Makes `next` take its input from this operation, and returns `next` — so that a chain
+    /// reads in order and the compiler checks that each output type is the next input type:
+    /// `unfurl.then(fetchTitle)`.
+    @discardableResult
+    public func then<Next: InputTaking>(_ next: Next) -> Next where Next.Input == Output {
+        next.takeInput(from: self)
+        return next
+    }
+}
+
+/// Why a chained operation had no input to work on.
+public enum InputProblem: Error, CustomStringConvertible {
+    /// No dependency provides an output of the input type.
+    case noInput
+    /// More than one dependency provides one, and none was chosen with `then`/`takeInput`.
+    case ambiguousInput(providers: Int)
+    /// The operation that provides the input failed.
+    case upstreamFailed(any Error)
+    /// The operation that provides the input was cancelled.
+    case upstreamCancelled
+
+    public var description: String {
+        switch self {
+        case .noInput: "noInput"
+        case .ambiguousInput(let providers): "ambiguousInput(providers: \(providers))"
+        case .upstreamFailed(let error): "upstreamFailed(\(error))"
+        case .upstreamCancelled: "upstreamCancelled"
+        }
+    }
+}
+
+/// A failure type that can report an `InputProblem`.
+public protocol ChainableFailure: CancellableFailure {
+    static func input(_ problem: InputProblem) -> Self
+}
+
+/// An `AsyncResultOperation` whose input is the output of another operation.
+///
+/// Just before it runs, an operation created without an input takes it from its upstream:
+/// the operation chosen with `then`/`takeInput(from:)`, or else the one dependency that
+/// provides an output of type `Input`. Anything else — no such dependency, more than one,
+/// an upstream that failed or was cancelled — ends the operation with
+/// `.input(problem)`, without running its work.
+///
+/// Subclasses override `main(with:)` instead of `main()`, and call `finish(with:)`.
+open class ChainedAsyncResultOperation<Input: Sendable, Output: Sendable, Failure: ChainableFailure>:
+    AsyncResultOperation<Output, Failure>, InputTaking, @unchecked Sendable
+{
+    // @unchecked Sendable: `source` is a Locked; the rest is the thread-safe superclass.
+    private let source: Locked<(input: Input?, upstream: (any OutputProviding<Input>)?)>
+
+    /// - Parameter input: the input, if it is known now; nil to take it from upstream.
+    public init(input: Input? = nil) {
+        source = Locked((input, nil))
+    }
+
+    /// The input: given at creation, or taken from upstream when the operation starts.
+    public var input: Input? {
+        source.withLock { $0.input }
+    }
+
+    public func takeInput(from upstream: any OutputProviding<Input>) {
+        source.withLock { $0.upstream = upstream }
+        addDependency(upstream)
+    }
+
+    public final override func main() {
+        switch resolveInput() {
+        case .success(let input): main(with: input)
+        case .failure(let problem): finish(with: .failure(.input(problem)))
+        }
+    }
+
+    /// Subclasses start their work on `input` here and call `finish(with:)`.
+    open func main(with input: Input) {
+        preconditionFailure("\(type(of: self)) must override main(with:) and call finish(with:)")
+    }
+
+    /// The input given at creation, or the upstream's output. Releases the upstream: a
+    /// finished chain keeps no operation alive.
+    private func resolveInput() -> Result<Input, InputProblem> {
+        let (given, chosen) = source.withLock { source in
+            defer { source.upstream = nil }
+            return (source.input, source.upstream)
+        }
+        if let given { return .success(given) }
+        let providers = chosen.map { [$0] } ?? dependencies.compactMap { $0 as? any OutputProviding<Input> }
+        guard let upstream = providers.first else { return .failure(.noInput) }
+        guard providers.count == 1 else { return .failure(.ambiguousInput(providers: providers.count)) }
+        if upstream.isCancelled { return .failure(.upstreamCancelled) }
+        switch upstream.outputResult {
+        case .success(let output)?:
+            source.withLock { $0.input = output }
+            return .success(output)
+        case .failure(let error)?: return .failure(.upstreamFailed(error))
+        case nil: return .failure(.noInput)  // a dependency that finished without a result
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import AsyncOperations
+import Foundation
+import ResultOperations
+
+/// Why fetching a page title failed.
+public enum FetchTitleError: ChainableFailure, CustomStringConvertible {
+    case cancelled
+    case input(InputProblem)
+    /// The page has no `<title>`.
+    case noTitle
+    case underlying(any Error)
+
+    public var description: String {
+        switch self {
+        case .cancelled: "cancelled"
+        case .input(let problem): "input(\(problem))"
+        case .noTitle: "noTitle"
+        case .underlying(let error): "underlying(\(error))"
+        }
+    }
+}
+
+/// Fetches the page at its input URL and returns the page's title.
+public final class FetchTitleOperation: ChainedAsyncResultOperation<URL, String, FetchTitleError>,
+    @unchecked Sendable
+{
+    // @unchecked Sendable: `web` is a constant; `request` is a Locked.
+    private let web: any PageFetcher
+    private let request = Locked<(any CancellableRequest)?>(nil)
+
+    public init(url: URL? = nil, web: any PageFetcher) {
+        self.web = web
+        super.init(input: url)
+    }
+
+    public override func main(with url: URL) {
+        let started = web.get(url) { page in
+            switch page {
+            case .success(let html): self.finish(with: Self.title(in: html).map { .success($0) } ?? .failure(.noTitle))
+            case .failure(let error): self.finish(with: .failure(.underlying(error)))
+            }
+        }
+        request.withLock { $0 = started }
+        if isCancelled { stopRequest() }  // a cancel that came before the request was stored
+    }
+
+    public override func cancel(with error: FetchTitleError) {
+        super.cancel(with: error)
+        stopRequest()
+    }
+
+    private func stopRequest() {
+        guard let started = request.withLock({ $0 }) else { return }
+        started.cancel()
+        finish(with: .failure(.cancelled))  // the cancellation's own error wins (set once)
+    }
+
+    /// The text between `<title>` and `</title>`, if there is one.
+    static func title(in html: String) -> String? {
+        guard let start = html.range(of: "<title>"),
+            let end = html.range(of: "</title>", range: start.upperBound..<html.endIndex)
+        else { return nil }
+        return String(html[start.upperBound..<end.lowerBound])
+    }
+}

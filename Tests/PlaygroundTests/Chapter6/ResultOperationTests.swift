@@ -1,0 +1,230 @@
+import AsyncOperations
+import Foundation
+import ResultOperations
+import Testing
+
+private let shortURL = URL(string: "https://short.example/ops")!
+private let brokenURL = URL(string: "https://short.example/broken")!
+private let articleURL = URL(string: "https://www.example.com/article")!
+private let redirects: [URL: URL?] = [shortURL: articleURL, brokenURL: nil]
+private let web = LocalWeb(redirects: redirects, pages: [articleURL: "<title>Article</title>"])
+
+/// A web whose answers take a minute: only a cancellation ends a request in a test.
+private func silentWeb(onRequest: @escaping @Sendable (URL) -> Void = { _ in }) -> LocalWeb {
+    var slow = web
+    slow.latency = .seconds(60)
+    slow.onRequest = onRequest
+    return slow
+}
+
+@Suite("Chapter 6 — AsyncResultOperation and unfurling")
+struct ResultOperationTests {
+    @Test("unfurling a short URL ends with the final URL")
+    func unfurls() async {
+        let unfurl = UnfurlURLOperation(shortURL: shortURL, web: web)
+        await OperationQueue().run(unfurl)
+        #expect(unfurl.result?.value == articleURL)
+    }
+
+    @Test("a redirect without a target, and a URL that leads nowhere, end with their own failures")
+    func unfurlFailures() async {
+        let broken = UnfurlURLOperation(shortURL: brokenURL, web: web)
+        let gone = UnfurlURLOperation(shortURL: URL(string: "https://short.example/gone")!, web: web)
+        await OperationQueue().run([broken, gone])
+        #expect(broken.result?.failureDescription == "missingRedirectURL")
+        #expect(gone.result?.failureDescription == "underlying(notFound(https://short.example/gone))")
+    }
+
+    @Test("cancelled before it starts: no request is sent, and the result is .cancelled")
+    func cancelledBeforeStart() async {
+        let requests = Counter()
+        let unfurl = UnfurlURLOperation(shortURL: shortURL, web: silentWeb { _ in requests.increment() })
+        unfurl.cancel()
+        await OperationQueue().run(unfurl)
+        #expect(unfurl.result?.failureDescription == "cancelled")
+        #expect(requests.value == 0)
+    }
+
+    @Test("cancelled while its request is in flight: the request stops, and the result is .cancelled")
+    func cancelledDuringWork() async {
+        let requestSent = Flag()
+        let unfurl = UnfurlURLOperation(shortURL: shortURL, web: silentWeb { _ in requestSent.raise() })
+        let queue = OperationQueue()
+        queue.addOperation(unfurl)
+        #expect(await requestSent.wait())
+        unfurl.cancel()
+        // The request would answer in a minute: finishing now proves the cancellation ended it.
+        #expect(await queueLearnsFinished(unfurl, within: 5))
+        #expect(unfurl.result?.failureDescription == "cancelled")
+    }
+
+    @Test("the queue cancels (cancelAllOperations): the running and the pending operation both end with .cancelled")
+    func queueCancels() async {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let cancelledByQueue = silentWeb { _ in queue.cancelAllOperations() }
+        let running = UnfurlURLOperation(shortURL: shortURL, web: cancelledByQueue)
+        let pending = UnfurlURLOperation(shortURL: shortURL, web: cancelledByQueue)
+        await queue.run([running, pending])
+        #expect(running.result?.failureDescription == "cancelled")
+        #expect(pending.result?.failureDescription == "cancelled")
+    }
+
+    @Test("cancel(with:) chooses the failure; the first cancellation's error counts")
+    func cancelWithError() async {
+        struct Offline: Error {}
+        let unfurl = UnfurlURLOperation(shortURL: shortURL, web: web)
+        unfurl.cancel(with: .underlying(Offline()))
+        unfurl.cancel()
+        await OperationQueue().run(unfurl)
+        #expect(unfurl.result?.failureDescription == "underlying(Offline())")
+    }
+
+    @Test("the result is there before anyone learns that the operation finished, on every path")
+    func resultBeforeFinished() async {
+        let seenByCompletionBlock = Locked<[String]>([])
+        let operations = [
+            UnfurlURLOperation(shortURL: shortURL, web: web),
+            UnfurlURLOperation(shortURL: brokenURL, web: web),
+            UnfurlURLOperation(shortURL: shortURL, web: web),
+        ]
+        operations[2].cancel()
+        let completions = Counter(target: 3)
+        for operation in operations {
+            operation.completionBlock = {
+                seenByCompletionBlock.withLock { $0.append(operation.result == nil ? "nil" : "result") }
+                completions.increment()
+            }
+        }
+        OperationQueue().add(operations)
+        #expect(await completions.waitForTarget())
+        #expect(seenByCompletionBlock.withLock { $0 } == ["result", "result", "result"])
+    }
+
+    @Test("a second finish(with:) is ignored and returns false; the first result stays")
+    func finishTwice() async {
+        let operation = FinishingTwice(first: "first", second: "second")
+        await OperationQueue().run(operation)
+        #expect(operation.accepted == [true, false])
+        #expect(operation.result?.value == "first")
+    }
+
+    @Test("two finish(with:) calls racing from two threads: exactly one wins, 200 times over")
+    func finishRaces() async {
+        let operations = (0..<200).map { _ in RacingFinishes() }
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 8
+        await queue.run(operations)
+        for operation in operations {
+            // The losing call may return after the operation finished: wait for it too.
+            #expect(await operation.bothCallsReturned.waitForTarget())
+            #expect(operation.accepted.filter { $0 }.count == 1, "exactly one finish(with:) must win")
+            #expect(operation.result?.value == operation.winner)
+        }
+    }
+
+    @Test("finish(with:) before start() is ignored: the operation still runs and decides its result")
+    func finishBeforeStart() async {
+        let unfurl = UnfurlURLOperation(shortURL: shortURL, web: web)
+        #expect(!unfurl.finish(with: .failure(.missingRedirectURL)))
+        await OperationQueue().run(unfurl)
+        #expect(unfurl.result?.value == articleURL)
+    }
+}
+
+#if os(macOS) || os(Linux)
+    @Suite("Chapter 6 — the popular fatalError design, and plain finish()")
+    struct ResultOperationExitTests {
+        @Test("the popular version crashes when the queue cancels it (cancelAllOperations calls plain cancel())")
+        func popularCrashesOnCancelAll() async {
+            await #expect(processExitsWith: .failure) {
+                final class Popular: PopularResultOperation<String, UnfurlError>, @unchecked Sendable {
+                    // @unchecked Sendable: no state of its own.
+                    override func main() { finish(with: .success("done")) }
+                }
+                let queue = OperationQueue()
+                queue.isSuspended = true
+                queue.addOperation(Popular())
+                queue.cancelAllOperations()  // calls cancel(): fatalError
+                exit(0)
+            }
+        }
+
+        @Test("AsyncResultOperation in the same situation ends with .cancelled")
+        func fixedSurvivesCancelAll() async {
+            let queue = OperationQueue()
+            queue.isSuspended = true
+            let unfurl = UnfurlURLOperation(shortURL: shortURL, web: web)
+            queue.addOperation(unfurl)
+            queue.cancelAllOperations()
+            queue.isSuspended = false
+            #expect(await queueLearnsFinished(unfurl))
+            #expect(unfurl.result?.failureDescription == "cancelled")
+        }
+
+        @Test("plain finish() traps: an AsyncResultOperation must finish with a result")
+        func plainFinishTraps() async {
+            await #expect(processExitsWith: .failure) {
+                final class Forgetful: AsyncResultOperation<String, UnfurlError>, @unchecked Sendable {
+                    // @unchecked Sendable: no state of its own.
+                    override func main() { finish() }
+                }
+                let operation = Forgetful()
+                operation.start()
+            }
+        }
+    }
+#endif
+
+/// Finishes with `first`, then tries `second`, and keeps what each call returned.
+private final class FinishingTwice: AsyncResultOperation<String, UnfurlError>, @unchecked Sendable {
+    // @unchecked Sendable: `calls` is a Locked; the strings are constants.
+    private let first: String
+    private let second: String
+    private let calls = Locked<[Bool]>([])
+
+    init(first: String, second: String) {
+        self.first = first
+        self.second = second
+    }
+
+    var accepted: [Bool] { calls.withLock { $0 } }
+
+    override func main() {
+        for value in [first, second] {
+            let accepted = finish(with: .success(value))
+            calls.withLock { $0.append(accepted) }
+        }
+    }
+}
+
+/// Two threads call finish(with:) at the same moment, each with its own value.
+private final class RacingFinishes: AsyncResultOperation<String, UnfurlError>, @unchecked Sendable {
+    // @unchecked Sendable: `calls` is a Locked, the counter is thread-safe.
+    private let calls = Locked<[(value: String, accepted: Bool)]>([])
+    let bothCallsReturned = Counter(target: 2)
+
+    var accepted: [Bool] { calls.withLock { $0.map(\.accepted) } }
+    var winner: String? { calls.withLock { $0.first { $0.accepted }?.value } }
+
+    override func main() {
+        for value in ["a", "b"] {
+            Thread {
+                let accepted = self.finish(with: .success(value))
+                self.calls.withLock { $0.append((value, accepted)) }
+                self.bothCallsReturned.increment()
+            }.start()
+        }
+    }
+}
+
+extension Result {
+    /// The success value, or nil.
+    var value: Success? { try? get() }
+
+    /// The failure as the chapters print it, or nil.
+    var failureDescription: String? {
+        if case .failure(let error) = self { return "\(error)" }
+        return nil
+    }
+}

@@ -1,0 +1,178 @@
+import AsyncOperations
+import ChainedOperations
+import Foundation
+import ResultOperations
+import Testing
+
+private let shortURL = URL(string: "https://short.example/ops")!
+private let articleURL = URL(string: "https://www.example.com/article")!
+private let web = LocalWeb(
+    redirects: [shortURL: articleURL], pages: [articleURL: "<html><title>The article</title></html>"])
+
+@Suite("Chapter 7 — chained operations")
+struct ChainedOperationTests {
+    @Test("unfurl, then fetch the title: the title of the final page")
+    func unfurlThenFetchTitle() async {
+        let unfurl = UnfurlURLOperation(shortURL: shortURL, web: web)
+        let fetchTitle = unfurl.then(FetchTitleOperation(web: web))
+        await OperationQueue().run([fetchTitle, unfurl])  // the dependency orders them, not the list
+        #expect(fetchTitle.input == articleURL)
+        #expect(fetchTitle.result?.value == "The article")
+    }
+
+    @Test("an input given at creation is used as it is, whatever the dependencies")
+    func givenInput() async {
+        let upstream = Value("from upstream")
+        let downstream = Uppercasing(input: "given")
+        downstream.addDependency(upstream)
+        await OperationQueue().run([upstream, downstream])
+        #expect(downstream.result?.value == "GIVEN")
+    }
+
+    @Test("without then, the one dependency that provides the input type is the upstream; others are ignored")
+    func singleProvider() async {
+        let upstream = Value("hello")
+        let unrelated = BlockOperation {}
+        let downstream = Uppercasing()
+        downstream.addDependency(unrelated)
+        downstream.addDependency(upstream)
+        await OperationQueue().run([upstream, unrelated, downstream])
+        #expect(downstream.result?.value == "HELLO")
+    }
+
+    @Test("an upstream that failed: the downstream ends with .input(.upstreamFailed), its work never runs")
+    func upstreamFailed() async {
+        let upstream = Value<String>(failing: .missingInput)
+        let downstream = upstream.then(Uppercasing())
+        await OperationQueue().run([upstream, downstream])
+        #expect(downstream.result?.failureDescription == "input(upstreamFailed(missingInput))")
+        #expect(!downstream.workRan)
+    }
+
+    @Test("an upstream that was cancelled: .input(.upstreamCancelled), and the work never runs")
+    func upstreamCancelled() async {
+        let upstream = Value("never delivered")
+        let downstream = upstream.then(Uppercasing())
+        upstream.cancel()
+        await OperationQueue().run([upstream, downstream])
+        #expect(downstream.result?.failureDescription == "input(upstreamCancelled)")
+        #expect(!downstream.workRan)
+    }
+
+    @Test("a finished chain is released: no reference cycle between chained operations")
+    func chainIsReleased() async {
+        let released = Counter(target: 2)
+        do {
+            let upstream = Value("hello", releasing: released)
+            let downstream = upstream.then(Uppercasing(releasing: released))
+            await OperationQueue().run([upstream, downstream])
+            #expect(downstream.result?.value == "HELLO")
+        }
+        // Both deinits run once the queue has let go of the finished operations; a reference
+        // cycle would keep them alive for ever.
+        #expect(await released.waitForTarget(seconds: 2), "a chained operation is still alive: a reference cycle?")
+    }
+}
+
+@Suite("Chapter 7 — the popular Any? hand-off, and the typed failures that replace it")
+struct PopularHandOffTests {
+    @Test("two dependencies provide a String: the popular version silently takes the first one added")
+    func popularPicksTheFirst() async {
+        let greeting = Value("wrong: the greeting")
+        let name = Value("right: the name")
+        let popular = PopularChainedOperation<String, String> { $0.uppercased() }
+        popular.addDependency(greeting)  // added for ordering only
+        popular.addDependency(name)  // meant to be the input
+        await OperationQueue().run([greeting, name, popular])
+        #expect(popular.input == "wrong: the greeting")
+    }
+
+    @Test("the fix: two providers without a choice is .ambiguousInput; then(_:) names the right one")
+    func typedChoice() async {
+        let greeting = Value("wrong: the greeting")
+        let name = Value("right: the name")
+        let ambiguous = Uppercasing()
+        ambiguous.addDependency(greeting)
+        ambiguous.addDependency(name)
+        let chosen = name.then(Uppercasing())
+        chosen.addDependency(greeting)
+        await OperationQueue().run([greeting, name, ambiguous, chosen])
+        #expect(ambiguous.result?.failureDescription == "input(ambiguousInput(providers: 2))")
+        #expect(chosen.result?.value == "RIGHT: THE NAME")
+    }
+
+    @Test("no dependency, or a failed one: the popular version finishes quietly, with no output and no error")
+    func popularMissingInputIsSilent() async {
+        let alone = PopularChainedOperation<String, String> { $0.uppercased() }
+        let failed = Value<String>(failing: .missingInput)
+        let afterFailure = PopularChainedOperation<String, String> { $0.uppercased() }
+        afterFailure.addDependency(failed)
+        await OperationQueue().run([alone, failed, afterFailure])
+        #expect(alone.isFinished && alone.output == nil)
+        #expect(afterFailure.isFinished && afterFailure.output == nil)
+    }
+
+    @Test("the fix: no provider is .input(.noInput)")
+    func typedNoInput() async {
+        let alone = Uppercasing()
+        await OperationQueue().run(alone)
+        #expect(alone.result?.failureDescription == "input(noInput)")
+        #expect(!alone.workRan)
+    }
+}
+
+/// The failures of the test operations.
+enum TestFailure: ChainableFailure, CustomStringConvertible {
+    case cancelled
+    case missingInput
+    case input(InputProblem)
+
+    var description: String {
+        switch self {
+        case .cancelled: "cancelled"
+        case .missingInput: "missingInput"
+        case .input(let problem): "input(\(problem))"
+        }
+    }
+}
+
+/// An upstream operation that finishes at once with a given result.
+private final class Value<Output: Sendable>: AsyncResultOperation<Output, TestFailure>, @unchecked Sendable {
+    // @unchecked Sendable: constants only (a Sendable result, a thread-safe counter).
+    private let outcome: Result<Output, TestFailure>
+    private let released: Counter?
+
+    init(_ value: Output, releasing released: Counter? = nil) {
+        outcome = .success(value)
+        self.released = released
+    }
+
+    init(failing failure: TestFailure) {
+        outcome = .failure(failure)
+        released = nil
+    }
+
+    deinit { released?.increment() }
+
+    override func main() { finish(with: outcome) }
+}
+
+/// A downstream operation that uppercases its input, and tells whether its work ran.
+private final class Uppercasing: ChainedAsyncResultOperation<String, String, TestFailure>, @unchecked Sendable {
+    // @unchecked Sendable: a Flag and a counter, both thread-safe.
+    private let ran = Flag()
+    private let released: Counter?
+    var workRan: Bool { ran.isRaised }
+
+    init(input: String? = nil, releasing released: Counter? = nil) {
+        self.released = released
+        super.init(input: input)
+    }
+
+    deinit { released?.increment() }
+
+    override func main(with input: String) {
+        ran.raise()
+        finish(with: .success(input.uppercased()))
+    }
+}
