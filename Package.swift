@@ -10,6 +10,7 @@ let chapters: [Target] =
     // Chapter 3 finishes the asynchronous base operation: chapters 4–7 import AsyncOperations.
     + library("AsyncOperations", in: "03-Cancellation")
     + chapter(3, "03-Cancellation", library: "Cancellation", uses: ["AsyncOperations", "ManualState"])
+    + chapter(8, "08-Coordinators", library: "Coordinators")
 
 let package = Package(
     name: "AsyncOperationsPlayground",
