@@ -27,7 +27,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PlaygroundTests",
-            dependencies: ["SyncOnly", "ManualState", "AsyncOperations", "Cancellation"]
+            dependencies: ["SyncOnly", "ManualState", "AsyncOperations", "Cancellation", "Coordinators"]
         ),
     ] + chapters
 )
