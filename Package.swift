@@ -22,7 +22,7 @@ let package = Package(
         // Scripts/benchmark runs this in release mode.
         .executableTarget(
             name: "benchmark",
-            dependencies: ["AsyncOperations", "ManualState"],
+            dependencies: ["AsyncOperations", "ManualState", "Coordinators"],
             path: "Scripts/Benchmark"
         ),
         .testTarget(
