@@ -1,19 +1,19 @@
 import Dispatch
 
-/// WRONG ON PURPOSE: the popular concurrent coordinator, which appends every error to one
-/// shared array from the operations' completions. Do not use it; use `ConcurrentCoordinator`.
+/// WRONG ON PURPOSE: the popular concurrent coordinator's pattern, which appends every error
+/// to one shared array from the operations' completions. Do not use it; use
+/// `ConcurrentCoordinator`.
 ///
 /// The completions arrive on whatever threads the operations finish on, often several at
-/// the same time, and `Array.append` is not thread-safe: errors get lost, the array's storage
-/// can be corrupted, and ThreadSanitizer reports a data race (`Scripts/race-demos` shows it).
+/// the same time, and `Array.append` is not thread-safe: ThreadSanitizer reports the race
+/// (`Scripts/race-demos`), and without it errors get lost or the process crashes now and then.
 ///
-/// Swift 6 refuses the original code as written: once the completion is `@Sendable` (and it
-/// must be, or no operation could call it from a dispatch queue), appending to a captured
+/// Swift 6 refuses the pattern as written: once the completion is `@Sendable` (and it must
+/// be, or no operation could call it from a dispatch queue), appending to a captured
 /// `var errors` is "mutation of captured var 'errors' in concurrently-executing code". To
 /// reproduce the bug, the array is hidden in `UnprotectedErrors`, which claims a thread
-/// safety it does not have. Apart from that it is the original: a `DispatchGroup` and one
-/// shared array. (The original delivers the result on the main queue; this one uses a
-/// global queue, because a command-line program or a test does not service the main queue.)
+/// safety it does not have. The rest is the usual shape: a `DispatchGroup` entered once per
+/// operation, and the completion called from a global queue when the group is empty.
 public struct OriginalConcurrentCoordinator: Coordinator {
     public init() {}
 
