@@ -7,6 +7,7 @@ struct TranscriptTests {
         ("chapter1", "01-SyncOnlyOperation"),
         ("chapter2", "02-ManualState"),
         ("chapter3", "03-Cancellation"),
+        ("chapter8", "08-Coordinators"),
     ]
 
     @Test("README output block equals the chapter's output", arguments: chapters)
