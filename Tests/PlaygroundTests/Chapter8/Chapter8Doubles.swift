@@ -27,6 +27,14 @@ final class HeldCompletions: Sendable {
     /// The ids held and not completed yet, sorted.
     var ids: [Int] { held.withLock { $0.keys.sorted() } }
 
+    /// Removes every held completion and returns them, in id order, without calling them.
+    func takeAll() -> [@Sendable () -> Void] {
+        held.withLock { held in
+            defer { held = [:] }
+            return held.keys.sorted().map { held[$0]! }
+        }
+    }
+
     /// Calls the held completion of `id` once; false if there is none.
     @discardableResult func complete(_ id: Int) -> Bool {
         guard let complete = held.withLock({ $0.removeValue(forKey: id) }) else { return false }
@@ -98,15 +106,24 @@ final class CompletionRecorder: Sendable {
 }
 
 /// The original concurrent coordinator's race, as a scenario: `count` operations that all
-/// fail and all complete at the same moment, on as many threads as Dispatch gives them. Their
-/// completions wait on a suspended concurrent queue until every operation has started.
-func failAllAtOnce(with coordinator: some Coordinator, count: Int) async -> CompletionRecorder {
-    let gate = DispatchQueue(label: "chapter8.gate", attributes: .concurrent)
-    gate.suspend()
-    let operations = (0..<count).map { TestOperation(id: $0, fails: true, completing: .on(gate)) }
+/// fail, whose completions are called from `threads` threads of their own at the same time.
+///
+/// The completions are dealt out before any thread starts, so nothing orders one thread's
+/// calls against another's except what the coordinator itself does: ThreadSanitizer sees
+/// every unprotected access from two threads as a race, whatever the timing, and without it
+/// the threads overlap on any machine with more than one core.
+func failAllAtOnce(with coordinator: some Coordinator, count: Int, threads: Int = 4) async -> CompletionRecorder {
+    let held = HeldCompletions()
+    let operations = (0..<count).map { TestOperation(id: $0, fails: true, completing: .held(held)) }
     let recorder = CompletionRecorder()
     coordinator.perform(operations: operations, completion: recorder.record)
-    gate.resume()
+    let completions = held.takeAll()
+    for first in 0..<threads {
+        let share = Array(stride(from: first, to: completions.count, by: threads).map { completions[$0] })
+        Thread {
+            for complete in share { complete() }
+        }.start()
+    }
     _ = await recorder.waitForCall()
     return recorder
 }
