@@ -14,6 +14,8 @@ let chapters: [Target] =
     + chapter(5, "05-TaskOperation", library: "TaskOperations", uses: ["AsyncOperations"])
     + chapter(6, "06-ResultOperation", library: "ResultOperations", uses: ["AsyncOperations"])
     + chapter(7, "07-ChainedOperations", library: "ChainedOperations", uses: ["AsyncOperations", "ResultOperations"])
+    // Chapter 8 needs no OperationQueue, and no base operation.
+    + chapter(8, "08-Coordinators", library: "Coordinators")
 
 let package = Package(
     name: "AsyncOperationsPlayground",
@@ -25,7 +27,7 @@ let package = Package(
         // Scripts/benchmark runs this in release mode.
         .executableTarget(
             name: "benchmark",
-            dependencies: ["AsyncOperations", "ManualState"],
+            dependencies: ["AsyncOperations", "ManualState", "Coordinators"],
             path: "Scripts/Benchmark"
         ),
         // Scripts/measure-stall: what blocking the cooperative thread pool costs (chapter 5).
@@ -34,7 +36,7 @@ let package = Package(
             name: "PlaygroundTests",
             dependencies: [
                 "SyncOnly", "ManualState", "AsyncOperations", "Cancellation", "CompletionOperations", "TaskOperations",
-                "ResultOperations", "ChainedOperations",
+                "ResultOperations", "ChainedOperations", "Coordinators",
             ]
         ),
     ] + chapters

@@ -1,7 +1,9 @@
 // The package's benchmark: per-operation cost of each way to write an asynchronous
-// operation, as a ratio to BlockOperation on the same kind of queue, measured in one run.
+// operation, as a ratio to BlockOperation on the same kind of queue, measured in one run;
+// then chapter 8's coordinators against an OperationQueue doing the same work.
 // Run it with Scripts/benchmark (release build). Usage: benchmark [operations] [rounds]
 import AsyncOperations
+import Coordinators
 import Dispatch
 import Foundation
 import ManualState
@@ -100,4 +102,95 @@ for (index, variant) in variants.enumerated() {
         variant.name.padding(toLength: 45, withPad: " ", startingAt: 0),
         String(format: "%6.2f", microseconds),
         String(format: "  %.2f×", seconds / baseline))
+}
+
+// Chapter 8: the same work, `operationCount` no-op operations, run by an OperationQueue, by
+// the callback coordinators (no queue at all) and by their async/await twins. "At once": the
+// operation completes on the caller's thread, so only the coordination is measured. "On a
+// queue" / Task.yield(): it completes after one hop to another thread or task, as real
+// asynchronous work would; an OperationQueue makes that hop for every operation anyway.
+struct NoOp: CoordinatedOperation {
+    let hop: Bool
+
+    func perform(completion: @escaping @Sendable ((any Error)?) -> Void) {
+        if hop {
+            DispatchQueue.global().async { completion(nil) }
+        } else {
+            completion(nil)
+        }
+    }
+}
+
+struct AsyncNoOp: AsyncCoordinatedOperation {
+    let hop: Bool
+
+    func perform() async throws {
+        if hop { await Task.yield() }
+    }
+}
+
+/// Seconds for a queue with `maxConcurrentOperationCount` to run the operations as BlockOperations.
+func measureQueue(maxConcurrentOperationCount: Int) -> Double {
+    let operations = (0..<operationCount).map { _ in BlockOperation {} }
+    let queue = OperationQueue()
+    queue.maxConcurrentOperationCount = maxConcurrentOperationCount
+    let start = DispatchTime.now()
+    queue.addOperations(operations, waitUntilFinished: true)
+    return Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+}
+
+/// Seconds for `coordinator` to run the operations and call its completion.
+func measureCallbacks(_ coordinator: some Coordinator, hop: Bool) -> Double {
+    let operations: [any CoordinatedOperation] = Array(repeating: NoOp(hop: hop), count: operationCount)
+    let done = DispatchSemaphore(value: 0)
+    let start = DispatchTime.now()
+    coordinator.perform(operations: operations) { _ in done.signal() }
+    done.wait()
+    return Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+}
+
+/// Seconds for `coordinator` to run the operations, awaited in a detached task while the main
+/// thread waits (a plain `Task` would need the main actor, whose thread is the one waiting).
+func measureAsync(_ coordinator: some AsyncCoordinator, hop: Bool) -> Double {
+    let operations: [any AsyncCoordinatedOperation] = Array(repeating: AsyncNoOp(hop: hop), count: operationCount)
+    let done = DispatchSemaphore(value: 0)
+    let start = DispatchTime.now()
+    Task.detached {
+        _ = await coordinator.perform(operations: operations)
+        done.signal()
+    }
+    done.wait()
+    return Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+}
+
+let coordinations: [(name: String, measure: () -> Double)] = [
+    ("OperationQueue, BlockOperation (baseline)", { measureQueue(maxConcurrentOperationCount: -1) }),
+    ("OperationQueue, one at a time", { measureQueue(maxConcurrentOperationCount: 1) }),
+    ("SerialCoordinator, completes at once", { measureCallbacks(SerialCoordinator(), hop: false) }),
+    ("ConcurrentCoordinator, completes at once", { measureCallbacks(ConcurrentCoordinator(), hop: false) }),
+    ("AsyncSerialCoordinator, returns at once", { measureAsync(AsyncSerialCoordinator(), hop: false) }),
+    ("AsyncConcurrentCoordinator, returns at once", { measureAsync(AsyncConcurrentCoordinator(), hop: false) }),
+    ("SerialCoordinator, completes on a queue", { measureCallbacks(SerialCoordinator(), hop: true) }),
+    ("ConcurrentCoordinator, completes on a queue", { measureCallbacks(ConcurrentCoordinator(), hop: true) }),
+    ("AsyncSerialCoordinator, Task.yield()", { measureAsync(AsyncSerialCoordinator(), hop: true) }),
+    ("AsyncConcurrentCoordinator, Task.yield()", { measureAsync(AsyncConcurrentCoordinator(), hop: true) }),
+]
+
+var coordinationSamples = Array(repeating: [Double](), count: coordinations.count)
+for coordination in coordinations { _ = coordination.measure() }  // warm-up
+for _ in 0..<rounds {
+    for (index, coordination) in coordinations.enumerated() {  // interleaved, as above
+        coordinationSamples[index].append(coordination.measure())
+    }
+}
+
+let queueBaseline = median(coordinationSamples[0])
+print("")
+print("coordinating no-op operations (chapter 8)      µs/op   ratio to OperationQueue")
+for (index, coordination) in coordinations.enumerated() {
+    let seconds = median(coordinationSamples[index])
+    print(
+        coordination.name.padding(toLength: 45, withPad: " ", startingAt: 0),
+        String(format: "%6.3f", seconds / Double(operationCount) * 1e6),
+        String(format: "  %.2f×", seconds / queueBaseline))
 }

@@ -11,6 +11,7 @@ struct TranscriptTests {
         ("chapter5", "05-TaskOperation"),
         ("chapter6", "06-ResultOperation"),
         ("chapter7", "07-ChainedOperations"),
+        ("chapter8", "08-Coordinators"),
     ]
 
     @Test("README output block equals the chapter's output", arguments: chapters)

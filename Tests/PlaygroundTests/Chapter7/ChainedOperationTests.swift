@@ -122,7 +122,7 @@ struct PopularHandOffTests {
 }
 
 /// The failures of the test operations.
-enum TestFailure: ChainableFailure, CustomStringConvertible {
+enum ChainTestFailure: ChainableFailure, CustomStringConvertible {
     case cancelled
     case missingInput
     case input(InputProblem)
@@ -137,9 +137,9 @@ enum TestFailure: ChainableFailure, CustomStringConvertible {
 }
 
 /// An upstream operation that finishes at once with a given result.
-private final class Value<Output: Sendable>: AsyncResultOperation<Output, TestFailure>, @unchecked Sendable {
+private final class Value<Output: Sendable>: AsyncResultOperation<Output, ChainTestFailure>, @unchecked Sendable {
     // @unchecked Sendable: constants only (a Sendable result, a thread-safe counter).
-    private let outcome: Result<Output, TestFailure>
+    private let outcome: Result<Output, ChainTestFailure>
     private let released: Counter?
 
     init(_ value: Output, releasing released: Counter? = nil) {
@@ -147,7 +147,7 @@ private final class Value<Output: Sendable>: AsyncResultOperation<Output, TestFa
         self.released = released
     }
 
-    init(failing failure: TestFailure) {
+    init(failing failure: ChainTestFailure) {
         outcome = .failure(failure)
         released = nil
     }
@@ -158,7 +158,7 @@ private final class Value<Output: Sendable>: AsyncResultOperation<Output, TestFa
 }
 
 /// A downstream operation that uppercases its input, and tells whether its work ran.
-private final class Uppercasing: ChainedAsyncResultOperation<String, String, TestFailure>, @unchecked Sendable {
+private final class Uppercasing: ChainedAsyncResultOperation<String, String, ChainTestFailure>, @unchecked Sendable {
     // @unchecked Sendable: a Flag and a counter, both thread-safe.
     private let ran = Flag()
     private let released: Counter?

@@ -1,0 +1,131 @@
+// Step 2: the same idea for any kind of item. An item operation knows how to process one item,
+// a batch operation how to process a batch of items; the four protocols below combine either
+// with "collection operation", and their extensions implement `perform(onCollection:)`,
+// serially or concurrently. A conforming type writes only its per-item or per-batch work.
+
+/// Processes one item.
+public protocol ItemOperation: Sendable {
+    associatedtype Item: Sendable
+
+    /// Processes `item`, then calls `completion` exactly once, with nil or the error.
+    func perform(onItem item: Item, completion: @escaping @Sendable ((any Error)?) -> Void)
+}
+
+/// Processes a batch of up to `batchSize` items in one go.
+public protocol BatchOperation: Sendable {
+    associatedtype Item: Sendable
+
+    /// How many items a batch holds (the last batch may hold fewer). Must be at least 1: a
+    /// collection operation reports a smaller size as an `InvalidBatchSize` error.
+    var batchSize: Int { get }
+
+    /// Processes `batch`, then calls `completion` exactly once, with nil or the error.
+    func perform(onBatch batch: [Item], completion: @escaping @Sendable ((any Error)?) -> Void)
+}
+
+/// Processes a whole collection and reports every error.
+public protocol CollectionOperation: Sendable {
+    associatedtype Item: Sendable
+
+    /// Processes `collection`, then calls `completion` exactly once with the errors, in the
+    /// order of the items (or batches) that failed. An empty collection completes with `[]`
+    /// before this method returns.
+    func perform(onCollection collection: [Item], completion: @escaping @Sendable ([any Error]) -> Void)
+}
+
+/// The error a batch operation reports, alone and without processing anything, when its
+/// `batchSize` is zero or negative.
+public struct InvalidBatchSize: Error, Equatable, CustomStringConvertible {
+    public let batchSize: Int
+
+    public init(batchSize: Int) {
+        self.batchSize = batchSize
+    }
+
+    public var description: String { "batch size must be at least 1, got \(batchSize)" }
+}
+
+/// Processes the items one after the other.
+public protocol SerialCollectionItemOperation: CollectionOperation, ItemOperation {}
+
+extension SerialCollectionItemOperation {
+    public func perform(onCollection collection: [Item], completion: @escaping @Sendable ([any Error]) -> Void) {
+        SerialRun.start(steps: collection.count, completion: completion) { index, done in
+            perform(onItem: collection[index], completion: done)
+        }
+    }
+}
+
+/// Starts the processing of every item at once, in collection order.
+public protocol ConcurrentCollectionItemOperation: CollectionOperation, ItemOperation {}
+
+extension ConcurrentCollectionItemOperation {
+    public func perform(onCollection collection: [Item], completion: @escaping @Sendable ([any Error]) -> Void) {
+        ConcurrentRun.start(steps: collection.count, completion: completion) { index, done in
+            perform(onItem: collection[index], completion: done)
+        }
+    }
+}
+
+/// Processes the batches one after the other.
+public protocol SerialCollectionBatchOperation: CollectionOperation, BatchOperation {}
+
+extension SerialCollectionBatchOperation {
+    public func perform(onCollection collection: [Item], completion: @escaping @Sendable ([any Error]) -> Void) {
+        let size = batchSize  // read once
+        guard let batches = split(collection, intoBatchesOf: size) else {
+            return completion([InvalidBatchSize(batchSize: size)])
+        }
+        SerialRun.start(steps: batches.count, completion: completion) { index, done in
+            perform(onBatch: batches[index], completion: done)
+        }
+    }
+}
+
+/// Starts the processing of every batch at once, in collection order.
+public protocol ConcurrentCollectionBatchOperation: CollectionOperation, BatchOperation {}
+
+extension ConcurrentCollectionBatchOperation {
+    public func perform(onCollection collection: [Item], completion: @escaping @Sendable ([any Error]) -> Void) {
+        let size = batchSize  // read once
+        guard let batches = split(collection, intoBatchesOf: size) else {
+            return completion([InvalidBatchSize(batchSize: size)])
+        }
+        ConcurrentRun.start(steps: batches.count, completion: completion) { index, done in
+            perform(onBatch: batches[index], completion: done)
+        }
+    }
+}
+
+// Step 3: the coordinators again, now as collection-item operations whose item is an operation.
+
+/// `SerialCoordinator`, re-expressed: a serial collection-item operation on operations.
+public struct SerialItemCoordinator: SerialCollectionItemOperation, Coordinator {
+    public typealias Item = any CoordinatedOperation
+
+    public init() {}
+
+    public func perform(onItem item: any CoordinatedOperation, completion: @escaping @Sendable ((any Error)?) -> Void) {
+        item.perform(completion: completion)
+    }
+}
+
+/// `ConcurrentCoordinator`, re-expressed: a concurrent collection-item operation on operations.
+public struct ConcurrentItemCoordinator: ConcurrentCollectionItemOperation, Coordinator {
+    public typealias Item = any CoordinatedOperation
+
+    public init() {}
+
+    public func perform(onItem item: any CoordinatedOperation, completion: @escaping @Sendable ((any Error)?) -> Void) {
+        item.perform(completion: completion)
+    }
+}
+
+extension Coordinator where Self: CollectionOperation, Item == any CoordinatedOperation {
+    /// A coordinator that is a collection operation on operations performs them as its collection.
+    public func perform(
+        operations: [any CoordinatedOperation], completion: @escaping @Sendable ([any Error]) -> Void
+    ) {
+        perform(onCollection: operations, completion: completion)
+    }
+}
