@@ -32,11 +32,13 @@ let package = Package(
         ),
         // Scripts/measure-stall: what blocking the cooperative thread pool costs (chapter 5).
         .executableTarget(name: "cooperative-stall", path: "Scripts/CooperativeStall"),
+        // Bounded, non-blocking waits shared by the tests and the workshop's tests.
+        .target(name: "TestSupport", dependencies: ["AsyncOperations", "TaskOperations"], path: "Tests/TestSupport"),
         .testTarget(
             name: "PlaygroundTests",
             dependencies: [
                 "SyncOnly", "ManualState", "AsyncOperations", "Cancellation", "CompletionOperations", "TaskOperations",
-                "ResultOperations", "ChainedOperations", "Coordinators",
+                "ResultOperations", "ChainedOperations", "Coordinators", "TestSupport",
             ]
         ),
     ] + chapters

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Deliberately racy code from the popular articles, run to show that ThreadSanitizer finds

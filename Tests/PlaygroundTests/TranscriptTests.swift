@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 /// The expected output in each chapter README is what the chapter really prints.

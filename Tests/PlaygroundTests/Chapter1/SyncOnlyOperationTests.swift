@@ -1,5 +1,6 @@
 import Foundation
 import SyncOnly
+import TestSupport
 import Testing
 
 // Every order below is caused: the operations' asynchronous work runs on a HeldQueue that

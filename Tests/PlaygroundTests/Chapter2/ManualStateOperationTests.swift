@@ -1,5 +1,6 @@
 import Foundation
 import ManualState
+import TestSupport
 import Testing
 
 @Suite("Chapter 2 — managing the state by hand")

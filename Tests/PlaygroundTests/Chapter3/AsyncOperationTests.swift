@@ -1,5 +1,6 @@
 import AsyncOperations
 import Foundation
+import TestSupport
 import Testing
 
 /// An AsyncOperation whose work is a closure the test controls.

@@ -1,6 +1,7 @@
 import AsyncOperations
 import Cancellation
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("Chapter 3 — cancellation")

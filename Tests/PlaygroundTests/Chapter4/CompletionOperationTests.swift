@@ -1,6 +1,7 @@
 import AsyncOperations
 import CompletionOperations
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("Chapter 4 — CompletionOperation")

@@ -1,5 +1,6 @@
 import Foundation
 import TaskOperations
+import TestSupport
 import Testing
 
 @Suite("Chapter 5 — TaskOperation")

@@ -1,6 +1,7 @@
 import AsyncOperations
 import Foundation
 import ResultOperations
+import TestSupport
 import Testing
 
 private let shortURL = URL(string: "https://short.example/ops")!

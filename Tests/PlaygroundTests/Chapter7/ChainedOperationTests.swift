@@ -2,6 +2,7 @@ import AsyncOperations
 import ChainedOperations
 import Foundation
 import ResultOperations
+import TestSupport
 import Testing
 
 private let shortURL = URL(string: "https://short.example/ops")!

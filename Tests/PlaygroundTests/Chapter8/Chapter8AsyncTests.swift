@@ -1,6 +1,7 @@
 import AsyncOperations
 import Coordinators
 import Dispatch
+import TestSupport
 import Testing
 
 /// An async test operation: records "start <id>" and "end <id>", and between the two either

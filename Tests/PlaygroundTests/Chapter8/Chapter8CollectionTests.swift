@@ -1,5 +1,6 @@
 import AsyncOperations
 import Coordinators
+import TestSupport
 import Testing
 
 @Suite("Chapter 8 — item, batch and collection operations with callbacks")

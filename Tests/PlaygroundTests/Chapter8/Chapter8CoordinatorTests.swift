@@ -2,6 +2,7 @@ import AsyncOperations
 import Coordinators
 import Dispatch
 import Foundation
+import TestSupport
 import Testing
 
 /// Both expressions of each coordinator: written directly, and as a collection-item operation.

@@ -2,6 +2,7 @@ import AsyncOperations
 import Coordinators
 import Dispatch
 import Foundation
+import TestSupport
 
 // Test operations for chapter 8. Their completions are called by the test itself (held),
 // at once, or from a queue the test controls, so that every order a test asserts is caused.

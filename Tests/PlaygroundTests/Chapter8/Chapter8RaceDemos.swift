@@ -1,4 +1,5 @@
 import Coordinators
+import TestSupport
 import Testing
 
 extension RaceDemos {

@@ -2,6 +2,7 @@
     import Dispatch
     import Foundation
     import Testing
+    import TestSupport
 
     /// Exit-test scenes for chapters 3 and 4: an operation cancelled while it still waits in
     /// its queue. They run in a child process, because the popular versions make Foundation

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Each chapter's expected output is written once, in its README, in the fenced block that

@@ -7,7 +7,7 @@ import Foundation
 /// Swift Testing runs tests on the cooperative thread pool (one thread per core); a test
 /// that blocks one of those threads can starve every other test and Dispatch's global
 /// queues. Awaiting a `Flag` suspends the test instead.
-final class Flag: Sendable {
+public final class Flag: Sendable {
     private struct State {
         var raised = false
         var waiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
@@ -16,10 +16,12 @@ final class Flag: Sendable {
 
     private let state = Locked(State())
 
-    var isRaised: Bool { state.withLock { $0.raised } }
+    public init() {}
+
+    public var isRaised: Bool { state.withLock { $0.raised } }
 
     /// Raises the flag and wakes every waiter; raising it again does nothing.
-    func raise() {
+    public func raise() {
         let waiters = state.withLock { state in
             state.raised = true
             defer { state.waiters = [:] }
@@ -29,7 +31,7 @@ final class Flag: Sendable {
     }
 
     /// True as soon as the flag is raised; false if `seconds` pass first.
-    func wait(seconds: Double = 10) async -> Bool {
+    public func wait(seconds: Double = 10) async -> Bool {
         await withCheckedContinuation { continuation in
             let id: UInt64? = state.withLock { state in
                 if state.raised { return nil }
@@ -46,17 +48,19 @@ final class Flag: Sendable {
 }
 
 /// Lines recorded by several threads, in the order they arrived.
-final class EventLog: Sendable {
+public final class EventLog: Sendable {
     private let lines = Locked<[String]>([])
 
-    var events: [String] { lines.withLock { $0 } }
+    public init() {}
 
-    @Sendable func record(_ line: String) {
+    public var events: [String] { lines.withLock { $0 } }
+
+    @Sendable public func record(_ line: String) {
         lines.withLock { $0.append(line) }
     }
 
     /// A reporter for an operation: records every line, and raises `flag` when `line` arrives.
-    func recorder(raising flag: Flag, at line: String) -> @Sendable (String) -> Void {
+    public func recorder(raising flag: Flag, at line: String) -> @Sendable (String) -> Void {
         { reported in
             self.record(reported)
             if reported == line { flag.raise() }

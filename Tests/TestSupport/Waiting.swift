@@ -5,7 +5,7 @@ import TaskOperations
 
 /// True if `body` returns within `seconds`, false if not. A body that never returns is
 /// left suspended (it holds no thread), so the test can fail cleanly instead of hanging.
-func completes(within seconds: Double = 10, _ body: @escaping @Sendable () async -> Void) async -> Bool {
+public func completes(within seconds: Double = 10, _ body: @escaping @Sendable () async -> Void) async -> Bool {
     let returned = Flag()
     Task {
         await body()
@@ -19,7 +19,7 @@ func completes(within seconds: Double = 10, _ body: @escaping @Sendable () async
 /// It asks the queue machinery itself, through chapter 5's `untilFinished()`: an observer
 /// operation that depends on `operation` runs only after `operation` announced "isFinished".
 /// No thread is blocked.
-func queueLearnsFinished(_ operation: Operation, within seconds: Double = 10) async -> Bool {
+public func queueLearnsFinished(_ operation: Operation, within seconds: Double = 10) async -> Bool {
     await completes(within: seconds) { await operation.untilFinished() }
 }
 
@@ -27,7 +27,7 @@ func queueLearnsFinished(_ operation: Operation, within seconds: Double = 10) as
 ///
 /// Not for a queue that `cancelAllOperations()` may cancel afterwards: on Linux, cancelling
 /// a pending barrier block crashes Foundation (chapter 3's README; tested there).
-func drained(_ queue: OperationQueue, within seconds: Double = 10) async -> Bool {
+public func drained(_ queue: OperationQueue, within seconds: Double = 10) async -> Bool {
     let drained = Flag()
     queue.addBarrierBlock { drained.raise() }
     return await drained.wait(seconds: seconds)
@@ -36,7 +36,7 @@ func drained(_ queue: OperationQueue, within seconds: Double = 10) async -> Bool
 /// Runs a blocking call (`waitUntilFinished`, a semaphore wait) on a thread of its own, so
 /// that it blocks neither the test nor the cooperative thread pool. True if it returned
 /// within `seconds`; if not, its thread stays blocked and the test can fail cleanly.
-func blockingCall(within seconds: Double = 10, _ body: @escaping @Sendable () -> Void) async -> Bool {
+public func blockingCall(within seconds: Double = 10, _ body: @escaping @Sendable () -> Void) async -> Bool {
     let returned = Flag()
     let thread = Thread {
         body()
@@ -49,16 +49,16 @@ func blockingCall(within seconds: Double = 10, _ body: @escaping @Sendable () ->
 /// A serial dispatch queue that starts suspended: work sent to it waits until `release()`.
 /// Tests use it to hold an operation's asynchronous work, so that what happens before the
 /// work runs is caused, not a race.
-final class HeldQueue: Sendable {
-    let queue: DispatchQueue
+public final class HeldQueue: Sendable {
+    public let queue: DispatchQueue
     private let released = Locked(false)
 
-    init(_ label: String = "held-work") {
+    public init(_ label: String = "held-work") {
         queue = DispatchQueue(label: label)
         queue.suspend()
     }
 
-    func release() {
+    public func release() {
         let first = released.withLock { released in
             defer { released = true }
             return !released
@@ -72,19 +72,19 @@ final class HeldQueue: Sendable {
 }
 
 /// Counts calls from any thread, and lets a test await a given count.
-final class Counter: Sendable {
+public final class Counter: Sendable {
     private let count = Locked(0)
     private let target: Int
     private let targetReached = Flag()
 
     /// - Parameter target: the count that `waitForTarget` waits for.
-    init(target: Int = .max) {
+    public init(target: Int = .max) {
         self.target = target
     }
 
-    var value: Int { count.withLock { $0 } }
+    public var value: Int { count.withLock { $0 } }
 
-    @Sendable func increment() {
+    @Sendable public func increment() {
         let reached = count.withLock { count in
             count += 1
             return count == target
@@ -93,7 +93,7 @@ final class Counter: Sendable {
     }
 
     /// True once the count reached `target`, false after `seconds`.
-    func waitForTarget(seconds: Double = 10) async -> Bool {
+    public func waitForTarget(seconds: Double = 10) async -> Bool {
         await targetReached.wait(seconds: seconds)
     }
 }
@@ -101,7 +101,7 @@ final class Counter: Sendable {
 extension OperationQueue {
     /// Adds `operations` without waiting. (`addOperations(_:waitUntilFinished:)` is
     /// unavailable from async code, even with `false`.)
-    func add(_ operations: [Operation]) {
+    public func add(_ operations: [Operation]) {
         for operation in operations { addOperation(operation) }
     }
 }
