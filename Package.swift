@@ -17,6 +17,17 @@ let chapters: [Target] =
     // Chapter 8 needs no OperationQueue, and no base operation.
     + chapter(8, "08-Coordinators", library: "Coordinators")
 
+// The workshop: one exercise per chapter, a stub the learner completes (Scripts/workshop).
+let exercises: [Target] =
+    exercise(1, "01-SyncOnlyOperation")
+    + exercise(2, "02-ManualState")
+    + exercise(3, "03-Cancellation")
+    + exercise(4, "04-CompletionOperation", uses: ["AsyncOperations"])
+    + exercise(5, "05-TaskOperation", uses: ["AsyncOperations"])
+    + exercise(6, "06-ResultOperation", uses: ["AsyncOperations"])
+    + exercise(7, "07-ChainedOperations", uses: ["ChainedOperations"])
+    + exercise(8, "08-Coordinators", uses: ["Coordinators"])
+
 let package = Package(
     name: "AsyncOperationsPlayground",
     // NSLock.withLock needs macOS 13 / iOS 16; Linux has everything with any Swift 6 toolchain.
@@ -41,7 +52,14 @@ let package = Package(
                 "ResultOperations", "ChainedOperations", "Coordinators", "TestSupport",
             ]
         ),
-    ] + chapters
+        // Skipped unless WORKSHOP=1: the stubs fail them until the learner completes them.
+        .testTarget(
+            name: "WorkshopTests",
+            dependencies: (1...8).map { .target(name: "Exercise\($0)") } + [
+                "AsyncOperations", "ResultOperations", "ChainedOperations", "Coordinators", "TestSupport",
+            ]
+        ),
+    ] + chapters + exercises
 )
 
 /// A chapter: its library in Chapters/<folder>/<library>, and its executable `chapterN` in
@@ -59,4 +77,15 @@ func chapter(_ number: Int, _ folder: String, library name: String, uses: [Strin
 /// A library target in Chapters/<folder>/<name>.
 func library(_ name: String, in folder: String, uses: [String] = []) -> [Target] {
     [.target(name: name, dependencies: uses.map { .target(name: $0) }, path: "Chapters/\(folder)/\(name)")]
+}
+
+/// Workshop exercise `number`: the stub the learner completes, in Chapters/<folder>/ExerciseN.
+/// (Its hint and reference solution are in Chapters/<folder>/ExerciseNReference, outside any
+/// target.)
+func exercise(_ number: Int, _ folder: String, uses: [String] = []) -> [Target] {
+    [
+        .target(
+            name: "Exercise\(number)", dependencies: uses.map { .target(name: $0) },
+            path: "Chapters/\(folder)/Exercise\(number)")
+    ]
 }

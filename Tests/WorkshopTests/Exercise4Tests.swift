@@ -1,0 +1,46 @@
+import Dispatch
+import Exercise4
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("Exercise 4 — an operation that finishes when its callback is called", .enabled(if: workshopIsRunning))
+struct Exercise4Tests {
+    @Test("on a serial queue: first sync, first async, second sync, second async")
+    func serialOrder() async {
+        let log = EventLog()
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let operations = ["First", "Second"].map { name in
+            CallbackOperation { complete in
+                log.record("\(name) sync operation complete")
+                DispatchQueue.global().async {
+                    log.record("\(name) async operation complete")
+                    complete()
+                }
+            }
+        }
+        queue.add(operations)
+        let bothFinished = await completes(within: 3) { await operations[1].untilFinished() }
+        #expect(
+            bothFinished,
+            "the operations never finished: does main() give the work a callback that calls finish()?")
+        #expect(
+            log.events == [
+                "First sync operation complete", "First async operation complete",
+                "Second sync operation complete", "Second async operation complete",
+            ],
+            "the second operation must start only after the first one's callback")
+    }
+
+    @Test("a callback called at once, and twice, finishes the operation once")
+    func immediateAndTwice() async {
+        let operation = CallbackOperation { complete in
+            complete()
+            complete()
+        }
+        OperationQueue().addOperation(operation)
+        #expect(await queueLearnsFinished(operation, within: 3), "the operation never finished")
+        #expect(operation.isFinished && !operation.isExecuting)
+    }
+}
