@@ -50,8 +50,26 @@ public func syncThenAsyncStep(
 ) -> @Sendable () -> Void {
     {
         report("\(name) sync operation complete")
-        workQueue.asyncAfter(deadline: .now() + delay) {
+        // Queued at once and delayed on the work queue: a serial work queue then runs the
+        // asynchronous steps in the order they were scheduled. (Two asyncAfter timers would
+        // only probably fire in the order of their deadlines.)
+        workQueue.async {
+            Thread.sleep(forTimeInterval: delay.seconds)
             report("\(name) async operation complete")
+        }
+    }
+}
+
+extension DispatchTimeInterval {
+    /// The interval in seconds; 0 for `.never`.
+    var seconds: Double {
+        switch self {
+        case .seconds(let seconds): Double(seconds)
+        case .milliseconds(let milliseconds): Double(milliseconds) / 1e3
+        case .microseconds(let microseconds): Double(microseconds) / 1e6
+        case .nanoseconds(let nanoseconds): Double(nanoseconds) / 1e9
+        case .never: 0
+        @unknown default: 0
         }
     }
 }
