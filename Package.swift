@@ -38,7 +38,7 @@ let package = Package(
         // Scripts/benchmark runs this in release mode.
         .executableTarget(
             name: "benchmark",
-            dependencies: ["AsyncOperations", "ManualState", "Coordinators"],
+            dependencies: ["AsyncOperations", "ManualState", "TaskOperations", "Coordinators"],
             path: "Scripts/Benchmark"
         ),
         // Scripts/measure-stall: what blocking the cooperative thread pool costs (chapter 5).

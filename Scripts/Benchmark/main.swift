@@ -1,6 +1,7 @@
 // The package's benchmark: per-operation cost of each way to write an asynchronous
 // operation, as a ratio to BlockOperation on the same kind of queue, measured in one run;
-// then chapter 8's coordinators against an OperationQueue doing the same work.
+// then chapter 8's coordinators and their async/await (task group) twins against an
+// OperationQueue doing the same work.
 // Run it with Scripts/benchmark (release build). Usage: benchmark [operations] [rounds]
 import AsyncOperations
 import Coordinators
@@ -8,13 +9,18 @@ import Dispatch
 import Foundation
 import ManualState
 import Synchronization
+import TaskOperations
 
-let operationCount = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 20_000 : 20_000
-let rounds = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 9 : 9
+// Many short rounds rather than a few long ones: on a shared 2-core machine a single round
+// can be 30 % off when another process takes a core, and the median of many rounds shrugs
+// that off. With 9 rounds of 20,000 operations, the base's ratio moved between 0.93× and
+// 1.08× from run to run; with 41 rounds of 5,000 it stayed within 0.91–0.93×.
+let operationCount = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 5_000 : 5_000
+let rounds = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 41 : 41
 
 // Each operation's work is empty and finishes at once, so what is measured is the
 // operation machinery: state storage, notifications, and the queue's bookkeeping.
-final class PackageBaseOperation: AsyncOperation, @unchecked Sendable {
+final class BarrierOperation: BarrierQueueOperation, @unchecked Sendable {
     // @unchecked Sendable: no state of its own.
     override func main() { finish() }
 }
@@ -24,12 +30,12 @@ final class NSLockOperation: ManualStateOperation, @unchecked Sendable {
     override func main() { finish() }
 }
 
-final class BarrierOperation: BarrierQueueOperation, @unchecked Sendable {
+final class PackageBaseOperation: AsyncOperation, @unchecked Sendable {
     // @unchecked Sendable: no state of its own.
     override func main() { finish() }
 }
 
-/// The package's base with its state in a `Mutex` instead of `Locked`, for comparison only:
+/// Chapter 2's state in a `Mutex` instead of an `NSLock`, for comparison only:
 /// `Locked.swift` says why the package does not use `Mutex`.
 @available(macOS 15, iOS 18, *)
 final class MutexStateOperation: Operation, @unchecked Sendable {
@@ -59,13 +65,16 @@ struct Variant {
 
 var variants = [
     Variant(name: "BlockOperation (baseline)") { BlockOperation {} },
-    Variant(name: "AsyncOperation, NSLock (the package base)") { PackageBaseOperation() },
-    Variant(name: "ManualStateOperation, NSLock (chapter 2)") { NSLockOperation() },
     Variant(name: "Concurrent queue + barrier (the articles)") { BarrierOperation() },
+    Variant(name: "NSLock (chapter 2's ManualStateOperation)") { NSLockOperation() },
+    Variant(name: "AsyncOperation (the package's base, NSLock)") { PackageBaseOperation() },
+    // Its closure runs in a Task: one hop to Swift's cooperative pool per operation.
+    Variant(name: "TaskOperation (chapter 5), empty closure") { TaskOperation {} },
 ]
 if #available(macOS 15, iOS 18, *) {
-    variants.insert(Variant(name: "The same state in a Mutex (Synchronization)") { MutexStateOperation() }, at: 3)
+    variants.insert(Variant(name: "Mutex (Synchronization), same state") { MutexStateOperation() }, at: 3)
 }
+let packageBase = variants.firstIndex { $0.name.hasPrefix("AsyncOperation") }!
 
 /// Seconds to run `operationCount` operations made by `make` through a fresh queue.
 func measure(_ make: () -> Operation) -> Double {
@@ -76,33 +85,45 @@ func measure(_ make: () -> Operation) -> Double {
     return Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
 }
 
-func median(_ values: [Double]) -> Double {
+/// The value below which `fraction` of `values` lie (nearest rank).
+func quantile(_ values: [Double], _ fraction: Double) -> Double {
     let sorted = values.sorted()
-    return sorted[sorted.count / 2]
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
 }
 
+func median(_ values: [Double]) -> Double { quantile(values, 0.5) }
+
 var samples = Array(repeating: [Double](), count: variants.count)
-_ = measure(variants[0].make)  // warm-up: threads, caches
+for variant in variants { _ = measure(variant.make) }  // warm-up: threads, caches, the task pool
 for _ in 0..<rounds {
     for (index, variant) in variants.enumerated() {  // interleaved, so drift hits all alike
         samples[index].append(measure(variant.make))
     }
 }
 
-let baseline = median(samples[0])
+// Each round's ratio to the baseline: both were measured moments apart.
+let ratios = samples.map { variantSamples in zip(variantSamples, samples[0]).map { $0 / $1 } }
+
 print(
-    "\(operationCount) operations per round, \(rounds) rounds, median per variant, on \(ProcessInfo.processInfo.activeProcessorCount) cores"
+    "\(operationCount) operations per round, \(rounds) rounds, on \(ProcessInfo.processInfo.activeProcessorCount) cores"
 )
+print("µs/op: median time per operation. ratio: median of the rounds' ratios to BlockOperation,")
+print("and the range of the middle half of those ratios (a single round can be far off).")
 print("")
-print("variant                                        µs/op   ratio to BlockOperation")
+print("variant                                        µs/op   ratio   (middle half)")
 for (index, variant) in variants.enumerated() {
-    let seconds = median(samples[index])
-    let microseconds = seconds / Double(operationCount) * 1e6
     print(
         variant.name.padding(toLength: 45, withPad: " ", startingAt: 0),
-        String(format: "%6.2f", microseconds),
-        String(format: "  %.2f×", seconds / baseline))
+        String(format: "%6.2f", median(samples[index]) / Double(operationCount) * 1e6),
+        String(
+            format: "  %.2f×  (%.2f–%.2f)", median(ratios[index]), quantile(ratios[index], 0.25),
+            quantile(ratios[index], 0.75)))
 }
+print("")
+print(
+    String(
+        format: "The package's base costs %.2f× a BlockOperation (the bar: at most about 1.1×).",
+        median(ratios[packageBase])))
 
 // Chapter 8: the same work, `operationCount` no-op operations, run by an OperationQueue, by
 // the callback coordinators (no queue at all) and by their async/await twins. "At once": the

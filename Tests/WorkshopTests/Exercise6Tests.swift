@@ -23,7 +23,8 @@ struct Exercise6Tests {
         #expect(!sent.isRaised, "a cancelled operation sent its request")
         #expect(
             operation.result == .failure(.cancelled),
-            "cancelled before it started, the operation ended without the .cancelled result: record it in start()")
+            "cancelled before it started, the operation ended without the .cancelled result: record it in cancelledBeforeStart()"
+        )
     }
 
     @Test("cancelAllOperations() while the request runs (it never answers): the result is .cancelled")

@@ -43,15 +43,25 @@ open class AsyncOperation: Operation, @unchecked Sendable {
 
     /// Runs `main()`, or finishes at once if the operation was cancelled before it started.
     ///
-    /// Subclasses that override it must call `super.start()`.
+    /// Subclasses that override it must call `super.start()`. To act when the operation is
+    /// cancelled before it starts, they override `cancelledBeforeStart()` rather than look at
+    /// `isCancelled` here themselves: a `cancel()` can land between their look and this one.
     open override func start() {
         // Not super.start(): Operation.start() would mark us finished when main() returns.
+        // isCancelled is read once: a cancel() that lands after this line is main()'s to handle.
         if isCancelled {
+            cancelledBeforeStart()
             change(from: .ready, to: .finished, announcing: Self.finishedKey)
         } else if change(from: .ready, to: .executing, announcing: Self.executingKey) {
             main()
         }
     }
+
+    /// Called by `start()` instead of `main()` when the operation was cancelled before it
+    /// started, just before it finishes. A subclass that promises a result on every path
+    /// records the cancellation's result here, so that whoever learns "finished" finds it.
+    /// The default does nothing.
+    open func cancelledBeforeStart() {}
 
     /// Subclasses start their asynchronous work here and call `finish()` when it is done.
     open override func main() {

@@ -34,11 +34,10 @@ public final class TaskOperation<Success: Sendable>: AsyncOperation, @unchecked 
         shared.withLock { $0.outcome }
     }
 
-    public override func start() {
-        // Cancelled before it started: the base finishes without main(), so the result is
-        // set here, before the queue learns that the operation finished.
-        if isCancelled { record(.failure(CancellationError())) }
-        super.start()
+    public override func cancelledBeforeStart() {
+        // The base finishes without main(): the result is set here, before the queue learns
+        // that the operation finished.
+        record(.failure(CancellationError()))
     }
 
     public override func main() {

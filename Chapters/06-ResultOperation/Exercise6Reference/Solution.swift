@@ -39,14 +39,13 @@ public final class RequestOperation: AsyncOperation, @unchecked Sendable {
         finish()
     }
 
-    public override func start() {
-        // The result before the base finishes: whoever learns "finished" finds it.
-        if isCancelled {
-            outcome.withLock { outcome in
-                if outcome == nil { outcome = .failure(.cancelled) }
-            }
+    public override func cancelledBeforeStart() {
+        // Called by the base's start() just before it finishes: whoever learns "finished"
+        // finds the result. (Not an override of start() that checks isCancelled itself: a
+        // cancel() could land between that check and the base's.)
+        outcome.withLock { outcome in
+            if outcome == nil { outcome = .failure(.cancelled) }
         }
-        super.start()
     }
 
     public override func cancel() {

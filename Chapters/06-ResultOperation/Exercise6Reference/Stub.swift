@@ -39,10 +39,10 @@ public final class RequestOperation: AsyncOperation, @unchecked Sendable {
         finish()
     }
 
-    public override func start() {
+    public override func cancelledBeforeStart() {
         // TODO: cancelled before it starts, the operation finishes without main() — and
-        // without a result. Record .failure(.cancelled) first when it is cancelled.
-        super.start()
+        // without a result. The base calls this method just before it finishes such an
+        // operation: record .failure(.cancelled) here.
     }
 
     public override func cancel() {

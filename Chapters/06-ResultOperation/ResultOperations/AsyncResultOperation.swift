@@ -39,11 +39,10 @@ open class AsyncResultOperation<Success: Sendable, Failure: CancellableFailure>:
         shared.withLock { $0.outcome }
     }
 
-    public override func start() {
-        // Cancelled before it started: the base finishes without main(). Set the result
-        // first, so that whoever learns "finished" finds it.
-        if isCancelled { _ = record(nil) }
-        super.start()
+    public final override func cancelledBeforeStart() {
+        // The base finishes without main(). Set the result first, so that whoever learns
+        // "finished" finds it.
+        _ = record(nil)
     }
 
     /// Ends the operation with `result` — or with the cancellation's failure if it was

@@ -7,6 +7,7 @@ import Testing
 final class ProbeOperation: AsyncOperation, @unchecked Sendable {
     // @unchecked Sendable: adds only `let` properties to a thread-safe superclass.
     private let mainRuns = Counter()
+    private let hookCalls = Locked<[Bool]>([])
     private let work: @Sendable (ProbeOperation) -> Void
 
     /// - Parameter work: runs in `main()`; it must make sure `finish()` is called.
@@ -16,6 +17,14 @@ final class ProbeOperation: AsyncOperation, @unchecked Sendable {
 
     var mainRunCount: Int { mainRuns.value }
 
+    /// One entry per `cancelledBeforeStart()` call: whether the operation was already finished.
+    var cancelledBeforeStartCalls: [Bool] { hookCalls.withLock { $0 } }
+
+    override func cancelledBeforeStart() {
+        let finished = isFinished
+        hookCalls.withLock { $0.append(finished) }
+    }
+
     override func main() {
         mainRuns.increment()
         work(self)
@@ -24,7 +33,7 @@ final class ProbeOperation: AsyncOperation, @unchecked Sendable {
 
 @Suite("Chapter 3 — the finished base operation, AsyncOperation")
 struct AsyncOperationTests {
-    @Test("cancelled before it starts: finished, never executing, main() never runs")
+    @Test("cancelled before it starts: finished, never executing, main() never runs, cancelledBeforeStart() runs once")
     func cancelledBeforeStart() async {
         let operation = ProbeOperation()
         let completions = Counter(target: 1)
@@ -35,6 +44,7 @@ struct AsyncOperationTests {
         #expect(await queueLearnsFinished(operation))
         #expect(operation.isFinished && !operation.isExecuting && operation.isCancelled)
         #expect(operation.mainRunCount == 0)
+        #expect(operation.cancelledBeforeStartCalls == [false], "called once, before the operation finished")
         #expect(await completions.waitForTarget())
     }
 
@@ -51,6 +61,7 @@ struct AsyncOperationTests {
         operation.finish()
         #expect(await queueLearnsFinished(dependent))
         #expect(operation.isFinished && !operation.isExecuting)
+        #expect(operation.cancelledBeforeStartCalls == [])
     }
 
     /// The observable contract. On Linux, Foundation itself also ignores a second "isFinished"

@@ -124,6 +124,17 @@ struct ResultOperationTests {
         }
     }
 
+    @Test("a cancel() that lands just after start() looked at isCancelled still ends with a result")
+    func cancelRacingStart() {
+        // Found by the stress test: start() used to look at isCancelled, then the base looked
+        // again, and a cancel() in between made the base finish without main() and without a
+        // result. Started by hand, outside a queue, so that no one else reads isCancelled.
+        let operation = CancelledWhileStarting()
+        operation.start()
+        #expect(operation.isFinished)
+        #expect(operation.result?.failureDescription == "cancelled")
+    }
+
     @Test("finish(with:) before start() is ignored: the operation still runs and decides its result")
     func finishBeforeStart() async {
         let unfurl = UnfurlURLOperation(shortURL: shortURL, web: web)
@@ -176,6 +187,25 @@ struct ResultOperationTests {
         }
     }
 #endif
+
+/// Cancels itself right after its first `isCancelled` read, which still answers false: a
+/// `cancel()` from another thread that lands just after `start()` looked, made certain.
+private final class CancelledWhileStarting: AsyncResultOperation<String, UnfurlError>, @unchecked Sendable {
+    // @unchecked Sendable: `firstRead` is a Locked.
+    private let firstRead = Locked(true)
+
+    override var isCancelled: Bool {
+        let cancelled = super.isCancelled
+        let isFirstRead = firstRead.withLock { first in
+            defer { first = false }
+            return first
+        }
+        if isFirstRead { cancel() }
+        return cancelled
+    }
+
+    override func main() { finish(with: .success("done")) }
+}
 
 /// Finishes with `first`, then tries `second`, and keeps what each call returned.
 private final class FinishingTwice: AsyncResultOperation<String, UnfurlError>, @unchecked Sendable {

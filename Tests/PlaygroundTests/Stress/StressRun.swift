@@ -1,0 +1,462 @@
+import AsyncOperations
+import ChainedOperations
+import CompletionOperations
+import Dispatch
+import Foundation
+import ResultOperations
+import TaskOperations
+import TestSupport
+
+/// One stress run: operations of every type the package offers, spread over four queues of
+/// different widths, with random dependencies and random cancellations, all decided up front
+/// by a seeded generator — so the seed of a failed run builds the same graph again. (The
+/// threads' timing is not replayed: a replay builds the same graph, and races it anew.)
+///
+/// An operation depends only on operations created before it, so the graph has no cycle.
+/// Nobody calls `cancelAllOperations()`: operations are cancelled one by one, so waiting for
+/// a queue with a barrier block (`drained`) is safe (chapter 3's README).
+///
+/// What it checks, for every operation: its completion block ran exactly once; it is
+/// finished and not executing; every queue drained; its work ran once (a chained operation's
+/// only if its upstream gave it an input), or never if it was cancelled before it was added,
+/// and only after all its dependencies had finished; a result operation has a result, the
+/// one its fate allows, set by at most one `finish(with:)`.
+/// (A second "isFinished" announcement for an operation Foundation already finished is
+/// ignored on Linux, so only one that lands while the operation is pending shows here, as a
+/// second completion; chapter 4's `CompletionOperationTests.callbackTwice` counts the
+/// announcements themselves.)
+final class StressRun: Sendable {
+    enum Kind: CaseIterable, Equatable, Sendable {
+        /// A subclass of the base, `AsyncOperation`.
+        case base
+        /// `CompletionOperation`.
+        case completion
+        /// `TaskOperation`.
+        case task
+        /// A subclass of `AsyncResultOperation`.
+        case result
+        /// A subclass of `ChainedAsyncResultOperation`, whose input is an earlier result.
+        case chained
+    }
+
+    /// Whether, and when, the operation is cancelled.
+    enum Fate: Equatable, Sendable {
+        case runs
+        /// Cancelled before it is added to its queue.
+        case cancelledBeforeAdding
+        /// Cancelled by the test's thread right after it was added: pending, running or done.
+        case cancelledAfterAdding
+        /// Cancelled from a global queue, at a moment nobody chose.
+        case cancelledFromAnotherThread
+        /// Cancelled by its own work: surely while it executes.
+        case cancelledByItsWork
+    }
+
+    /// How the work ends. (A `TaskOperation` finishes when its closure returns: it returns at
+    /// once for `.atOnce`, after a `Task.yield()` otherwise.)
+    enum Finishing: Equatable, Sendable {
+        case atOnce
+        case onAnotherThread
+        /// From two threads at once: the second call must change nothing.
+        case twice
+    }
+
+    struct Plan: Equatable, Sendable {
+        let kind: Kind
+        let fate: Fate
+        let finishing: Finishing
+        let queue: Int
+        let dependencies: [Int]
+        /// For `.chained`: the earlier result operation whose output is the input.
+        let upstream: Int?
+        /// For `.result`: it finishes with `.failure(.refused)` instead of its index.
+        let refuses: Bool
+    }
+
+    static let queueWidths = [1, 2, 8, OperationQueue.defaultMaxConcurrentOperationCount]
+
+    let seed: UInt64
+    let plans: [Plan]
+    let queues: [OperationQueue]
+    private let operations = Locked<[Operation]>([])
+    private let ledger: Locked<Ledger>
+    private let waves: [(operations: Range<Int>, completed: Counter)]
+    static let waveSize = 250
+
+    private struct Ledger {
+        var completions: [Int]
+        var workRuns: [Int]
+        var resultsSet: [Int]
+        var problems: [String] = []
+    }
+
+    init(count: Int, seed: UInt64) {
+        self.seed = seed
+        var random = SplitMix64(seed: seed)
+        var plans: [Plan] = []
+        var resultOperations: [Int] = []  // the indexes of .result and .chained operations
+        for index in 0..<count {
+            var kind = Kind.allCases.randomElement(using: &random)!
+            if kind == .chained && resultOperations.isEmpty { kind = .result }
+            let fate: Fate =
+                switch Int.random(in: 0..<16, using: &random) {
+                case 0: .cancelledBeforeAdding
+                case 1: .cancelledAfterAdding
+                case 2: .cancelledFromAnotherThread
+                case 3: .cancelledByItsWork
+                default: .runs
+                }
+            let finishing: Finishing = [.atOnce, .onAnotherThread, .twice].randomElement(using: &random)!
+            // Up to three dependencies among the 100 operations created just before.
+            let earlier = max(0, index - 100)..<index
+            let dependencyCount = earlier.isEmpty ? 0 : Int.random(in: 0...3, using: &random)
+            let dependencies = Set((0..<dependencyCount).map { _ in Int.random(in: earlier, using: &random) })
+            let upstream = kind == .chained ? resultOperations.suffix(100).randomElement(using: &random) : nil
+            plans.append(
+                Plan(
+                    kind: kind, fate: fate, finishing: finishing,
+                    queue: Int.random(in: 0..<Self.queueWidths.count, using: &random),
+                    dependencies: dependencies.sorted(), upstream: upstream,
+                    refuses: kind == .result && Int.random(in: 0..<8, using: &random) == 0))
+            if kind == .result || kind == .chained { resultOperations.append(index) }
+        }
+        self.plans = plans
+        queues = Self.queueWidths.map { width in
+            let queue = OperationQueue()
+            queue.maxConcurrentOperationCount = width
+            return queue
+        }
+        ledger = Locked(
+            Ledger(
+                completions: Array(repeating: 0, count: count), workRuns: Array(repeating: 0, count: count),
+                resultsSet: Array(repeating: 0, count: count)))
+        waves = stride(from: 0, to: count, by: Self.waveSize).map { start in
+            let operations = start..<min(count, start + Self.waveSize)
+            return (operations, Counter(target: operations.count))
+        }
+    }
+
+    /// Builds the operations, adds them to their queues in the order they were created
+    /// (cancelling the ones whose fate says so), and waits — without blocking a thread — until
+    /// every completion block has run and every queue has drained, or `seconds` have passed.
+    /// Returns what went wrong; empty if nothing did.
+    ///
+    /// The operations are added in waves of `waveSize`, and a wave only once the one before
+    /// the previous wave has completed: about two waves are in flight at a time, and
+    /// dependencies reach across waves. Without waves the queues held thousands of waiting
+    /// operations, and Foundation's queue walks all of its waiting operations each time it
+    /// looks for one to start: 10,000 operations took 0.8–1 s instead of about 0.2 s, and 8–12 s
+    /// instead of about 1.2 s under ThreadSanitizer, without exercising anything more.
+    func run(within seconds: Double) async -> [String] {
+        // Each operation is made after the ones it depends on, and can find them here.
+        for index in plans.indices {
+            let operation = makeOperation(index)
+            self.operations.withLock { $0.append(operation) }
+        }
+        let operations = self.operations.withLock { $0 }
+        defer { self.operations.withLock { $0 = [] } }  // the work closures hold this run
+
+        let deadline = DispatchTime.now() + seconds
+        func secondsLeft() -> Double {
+            max(0.1, Double(Int64(deadline.uptimeNanoseconds) - Int64(DispatchTime.now().uptimeNanoseconds)) / 1e9)
+        }
+        var problems: [String] = []
+        var added = 0
+        var awaited = 0  // waves whose completions were awaited
+        for wave in waves.indices {
+            if wave >= 2 {
+                guard await waves[awaited].completed.waitForTarget(seconds: secondsLeft()) else { break }
+                awaited += 1
+            }
+            for index in waves[wave].operations {
+                let (operation, plan) = (operations[index], plans[index])
+                if plan.fate == .cancelledBeforeAdding { operation.cancel() }
+                guard !operation.isFinished else {
+                    // Enqueuing it would trap; chapter 3: cancel() must leave that to start().
+                    ledger.withLock { $0.problems.append("\(describe(index)): cancel() finished it outside a queue") }
+                    continue
+                }
+                queues[plan.queue].addOperation(operation)
+                switch plan.fate {
+                case .cancelledAfterAdding: operation.cancel()
+                case .cancelledFromAnotherThread: DispatchQueue.global().async { operation.cancel() }
+                default: break
+                }
+            }
+            added = waves[wave].operations.upperBound
+        }
+        for wave in waves.indices where waves[wave].operations.upperBound <= added && wave >= awaited {
+            guard await waves[wave].completed.waitForTarget(seconds: secondsLeft()) else { break }
+            awaited += 1
+        }
+        if awaited < waves.count {
+            let wave = waves[awaited]
+            problems.append(
+                """
+                only \(wave.completed.value) of the \(wave.operations.count) completion blocks of operations \
+                \(wave.operations) ran within \(seconds) s; \(plans.count - added) operations were never added
+                """)
+        }
+        for (index, queue) in queues.enumerated() where await !drained(queue, within: secondsLeft()) {
+            problems.append("the \(Self.describeQueue(index)) did not drain; \(queue.operationCount) operations left")
+        }
+        return problems + check(operations.prefix(added))
+    }
+
+    // MARK: The operations
+
+    private func makeOperation(_ index: Int) -> Operation {
+        let plan = plans[index]
+        let operation: Operation
+        switch plan.kind {
+        case .base:
+            operation = StressOperation(run: self, index: index)
+        case .completion:
+            operation = CompletionOperation { [self] complete in work(index, finish: complete) }
+        case .task:
+            operation = TaskOperation { [self] in
+                let operation = self.operation(index)
+                workStarts(index, operation)
+                if plan.fate == .cancelledByItsWork { operation.cancel() }
+                if plan.finishing != .atOnce { await Task.yield() }
+                return index
+            }
+        case .result:
+            operation = StressResultOperation(run: self, index: index, refuses: plan.refuses)
+        case .chained:
+            let chained = StressChainedOperation(run: self, index: index)
+            (self.operation(plan.upstream!) as! AsyncResultOperation<Int, StressFailure>).then(chained)
+            operation = chained
+        }
+        for dependency in plan.dependencies { operation.addDependency(self.operation(dependency)) }
+        operation.completionBlock = { [self] in
+            ledger.withLock { $0.completions[index] += 1 }
+            waves[index / Self.waveSize].completed.increment()
+        }
+        return operation
+    }
+
+    fileprivate func operation(_ index: Int) -> Operation {
+        operations.withLock { $0[index] }
+    }
+
+    /// The work of operation `index`: records that it started, cancels the operation if its
+    /// fate says so, and calls `finish` as planned.
+    fileprivate func work(_ index: Int, finish: @escaping @Sendable () -> Void) {
+        let operation = self.operation(index)
+        workStarts(index, operation)
+        if plans[index].fate == .cancelledByItsWork { operation.cancel() }
+        switch plans[index].finishing {
+        case .atOnce:
+            finish()
+        case .onAnotherThread:
+            DispatchQueue.global().async(execute: finish)
+        case .twice:
+            DispatchQueue.global().async(execute: finish)
+            DispatchQueue.global().async(execute: finish)
+        }
+    }
+
+    private func workStarts(_ index: Int, _ operation: Operation) {
+        let unfinished = operation.dependencies.filter { !$0.isFinished }.count
+        ledger.withLock { ledger in
+            ledger.workRuns[index] += 1
+            if unfinished > 0 {
+                ledger.problems.append(
+                    "\(describe(index)): its work started with \(unfinished) unfinished dependencies")
+            }
+        }
+    }
+
+    /// Counts the `finish(with:)` calls of result operations that did finish the operation.
+    fileprivate func resultSet(_ index: Int) {
+        ledger.withLock { $0.resultsSet[index] += 1 }
+    }
+
+    // MARK: What must hold
+
+    private func check(_ operations: ArraySlice<Operation>) -> [String] {
+        let ledger = ledger.withLock { $0 }
+        var problems = ledger.problems
+        for (index, operation) in operations.enumerated() {
+            let plan = plans[index]
+            func problem(_ text: String) { problems.append("\(describe(index)): \(text)") }
+
+            if ledger.completions[index] != 1 { problem("its completion block ran \(ledger.completions[index]) times") }
+            if !operation.isFinished || operation.isExecuting {
+                problem("isFinished \(operation.isFinished), isExecuting \(operation.isExecuting)")
+            }
+            if ledger.resultsSet[index] > 1 { problem("finish(with:) set a result \(ledger.resultsSet[index]) times") }
+            let workRuns = ledger.workRuns[index]
+            let cancelledForSure =
+                plan.fate == .cancelledBeforeAdding || (plan.fate == .cancelledByItsWork && workRuns > 0)
+            if cancelledForSure && !operation.isCancelled { problem("isCancelled is false") }
+
+            let ended = outcome(of: operation)
+            let expectedRuns: ClosedRange<Int> =
+                switch plan.fate {
+                case .cancelledBeforeAdding: 0...0
+                case .cancelledAfterAdding, .cancelledFromAnotherThread: 0...1
+                // A chained operation runs its work only if its upstream gave it an input.
+                case .runs, .cancelledByItsWork:
+                    plan.kind == .chained && ended?.hasPrefix("failure(input(") == true ? 0...0 : 1...1
+                }
+            if !expectedRuns.contains(workRuns) { problem("its work ran \(workRuns) times") }
+
+            if let expected = expectedOutcomes(index), let ended, !expected.contains(ended) {
+                problem("ended with \(ended), expected one of \(expected.sorted())")
+            } else if plan.kind != .base && plan.kind != .completion && ended == nil {
+                problem("finished without a result")
+            }
+        }
+        return problems
+    }
+
+    /// The results operation `index` may end with, described as `outcome(of:)` does; nil for
+    /// an operation without a result.
+    private func expectedOutcomes(_ index: Int) -> Set<String>? {
+        let plan = plans[index]
+        let cancelled = "failure(cancelled)"
+        // What it ends with if nobody cancels it.
+        let uncancelled: Set<String>
+        switch plan.kind {
+        case .base, .completion:
+            return nil
+        case .task:
+            uncancelled = ["success(\(index))"]
+        case .result:
+            uncancelled = [plan.refuses ? "failure(refused)" : "success(\(index))"]
+        case .chained:
+            let upstreamPlan = plans[plan.upstream!]
+            let upstream = operation(plan.upstream!) as! AsyncResultOperation<Int, StressFailure>
+            var fromUpstream: Set<String> = []
+            switch upstream.result {
+            case .success(let value)?: fromUpstream.insert("success(\(value + 1))")
+            case .failure(let failure)?: fromUpstream.insert("failure(input(upstreamFailed(\(failure))))")
+            case nil: fromUpstream.insert("failure(input(noInput))")
+            }
+            if upstream.isCancelled {
+                // A cancel that raced the upstream's finish may have set isCancelled only after
+                // this operation read it; one that surely came first decides.
+                let surelyFirst =
+                    upstreamPlan.fate == .cancelledBeforeAdding || upstreamPlan.fate == .cancelledByItsWork
+                if surelyFirst { fromUpstream = [] }
+                fromUpstream.insert("failure(input(upstreamCancelled))")
+            }
+            uncancelled = fromUpstream
+        }
+        switch plan.fate {
+        case .runs:
+            return uncancelled
+        case .cancelledBeforeAdding:
+            return [cancelled]
+        case .cancelledByItsWork:
+            // Cancelled before its work finished: whatever the work produced becomes the
+            // cancellation (an input problem stops a chained operation before any work).
+            return Set(uncancelled.map { $0.hasPrefix("failure(input(") ? $0 : cancelled })
+        case .cancelledAfterAdding, .cancelledFromAnotherThread:
+            return uncancelled.union([cancelled])
+        }
+    }
+
+    /// The operation's result as text: "success(12)", "failure(cancelled)", …; nil if it has none.
+    private func outcome(of operation: Operation) -> String? {
+        if let operation = operation as? TaskOperation<Int> {
+            return operation.result.map { result in
+                switch result {
+                case .success(let value): "success(\(value))"
+                case .failure(let error): error is CancellationError ? "failure(cancelled)" : "failure(\(error))"
+                }
+            }
+        }
+        if let operation = operation as? AsyncResultOperation<Int, StressFailure> {
+            return operation.result.map { result in
+                switch result {
+                case .success(let value): "success(\(value))"
+                case .failure(let failure): "failure(\(failure))"
+                }
+            }
+        }
+        return nil
+    }
+
+    private static func describeQueue(_ index: Int) -> String {
+        let width = queueWidths[index]
+        return width == OperationQueue.defaultMaxConcurrentOperationCount
+            ? "queue of default width" : "queue of width \(width)"
+    }
+
+    private func describe(_ index: Int) -> String {
+        let plan = plans[index]
+        return
+            "operation \(index) (\(plan.kind), \(plan.fate), finishing \(plan.finishing), \(Self.describeQueue(plan.queue)), dependencies \(plan.dependencies))"
+    }
+}
+
+/// The failure of the stress run's result operations.
+enum StressFailure: ChainableFailure, CustomStringConvertible {
+    case cancelled
+    case refused
+    case input(InputProblem)
+
+    var description: String {
+        switch self {
+        case .cancelled: "cancelled"
+        case .refused: "refused"
+        case .input(let problem): "input(\(problem))"
+        }
+    }
+}
+
+private final class StressOperation: AsyncOperation, @unchecked Sendable {
+    // @unchecked Sendable: adds only constants to a thread-safe superclass.
+    private let run: StressRun
+    private let index: Int
+
+    init(run: StressRun, index: Int) {
+        self.run = run
+        self.index = index
+    }
+
+    override func main() {
+        run.work(index) { self.finish() }
+    }
+}
+
+private final class StressResultOperation: AsyncResultOperation<Int, StressFailure>, @unchecked Sendable {
+    // @unchecked Sendable: adds only constants to a thread-safe superclass.
+    private let run: StressRun
+    private let index: Int
+    private let refuses: Bool
+
+    init(run: StressRun, index: Int, refuses: Bool) {
+        self.run = run
+        self.index = index
+        self.refuses = refuses
+    }
+
+    override func main() {
+        let result: Result<Int, StressFailure> = refuses ? .failure(.refused) : .success(index)
+        run.work(index) { [run, index] in
+            if self.finish(with: result) { run.resultSet(index) }
+        }
+    }
+}
+
+private final class StressChainedOperation: ChainedAsyncResultOperation<Int, Int, StressFailure>, @unchecked Sendable {
+    // @unchecked Sendable: adds only constants to a thread-safe superclass.
+    private let run: StressRun
+    private let index: Int
+
+    init(run: StressRun, index: Int) {
+        self.run = run
+        self.index = index
+        super.init()
+    }
+
+    override func main(with input: Int) {
+        run.work(index) { [run, index] in
+            if self.finish(with: .success(input + 1)) { run.resultSet(index) }
+        }
+    }
+}
