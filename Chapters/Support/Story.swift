@@ -29,3 +29,13 @@ public func waitOrExit(_ semaphore: DispatchSemaphore, seconds: Double = 10, for
         exit(1)
     }
 }
+
+/// A result as the chapters print it: "success(…)" or "failure(…)", without the module
+/// prefixes that printing a `Result` adds; "no result" for nil.
+public func describe<Success, Failure>(_ result: Result<Success, Failure>?) -> String {
+    switch result {
+    case .success(let value)?: "success(\(value))"
+    case .failure(let error)?: "failure(\(error))"
+    case nil: "no result"
+    }
+}

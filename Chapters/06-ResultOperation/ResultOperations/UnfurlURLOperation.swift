@@ -1,4 +1,3 @@
-import AsyncOperations
 import Foundation
 
 /// Why unfurling a URL failed.
@@ -21,10 +20,10 @@ public enum UnfurlError: CancellableFailure, CustomStringConvertible {
 /// Finds where a short URL leads: asks for the headers of the short URL, and returns the URL
 /// that the request ended at, after its redirects.
 public final class UnfurlURLOperation: AsyncResultOperation<URL, UnfurlError>, @unchecked Sendable {
-    // @unchecked Sendable: `shortURL` and `web` are constants; `request` is a `Locked`.
+    // @unchecked Sendable: constants only (`request` is thread-safe) on a thread-safe base.
     public let shortURL: URL
     private let web: any HeadRequester
-    private let request = Locked<(any CancellableRequest)?>(nil)
+    private let request = InFlightRequest()
 
     /// - Parameters:
     ///   - shortURL: the URL to unfurl.
@@ -42,20 +41,12 @@ public final class UnfurlURLOperation: AsyncResultOperation<URL, UnfurlError>, @
             case .failure(let error): self.finish(with: .failure(.underlying(error)))
             }
         }
-        request.withLock { $0 = started }
-        // A cancel(with:) that came before the request was stored found none to stop.
-        if isCancelled { stopRequest() }
+        if !request.hold(started) { finish(with: .failure(.cancelled)) }  // cancelled meanwhile
     }
 
     public override func cancel(with error: UnfurlError) {
         super.cancel(with: error)
-        stopRequest()
-    }
-
-    /// Stops the request and finishes: a cancelled request never answers.
-    private func stopRequest() {
-        guard let started = request.withLock({ $0 }) else { return }
-        started.cancel()
-        finish(with: .failure(.cancelled))  // the cancellation's own error wins (set once)
+        // The cancellation's own error wins over .cancelled: the result is set once.
+        if request.stop() { finish(with: .failure(.cancelled)) }
     }
 }

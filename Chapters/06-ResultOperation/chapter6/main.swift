@@ -74,12 +74,3 @@ final class TwiceFinishingOperation: AsyncResultOperation<String, UnfurlError>, 
         }
     }
 }
-
-/// "success(…)" or "failure(…)", without module prefixes.
-func describe<Success>(_ result: Result<Success, UnfurlError>?) -> String {
-    switch result {
-    case .success(let value)?: "success(\(value))"
-    case .failure(let error)?: "failure(\(error))"
-    case nil: "no result"
-    }
-}

@@ -1,4 +1,3 @@
-import AsyncOperations
 import Foundation
 import ResultOperations
 
@@ -24,9 +23,9 @@ public enum FetchTitleError: ChainableFailure, CustomStringConvertible {
 public final class FetchTitleOperation: ChainedAsyncResultOperation<URL, String, FetchTitleError>,
     @unchecked Sendable
 {
-    // @unchecked Sendable: `web` is a constant; `request` is a Locked.
+    // @unchecked Sendable: constants only (`request` is thread-safe) on a thread-safe base.
     private let web: any PageFetcher
-    private let request = Locked<(any CancellableRequest)?>(nil)
+    private let request = InFlightRequest()
 
     public init(url: URL? = nil, web: any PageFetcher) {
         self.web = web
@@ -40,19 +39,13 @@ public final class FetchTitleOperation: ChainedAsyncResultOperation<URL, String,
             case .failure(let error): self.finish(with: .failure(.underlying(error)))
             }
         }
-        request.withLock { $0 = started }
-        if isCancelled { stopRequest() }  // a cancel that came before the request was stored
+        if !request.hold(started) { finish(with: .failure(.cancelled)) }  // cancelled meanwhile
     }
 
     public override func cancel(with error: FetchTitleError) {
         super.cancel(with: error)
-        stopRequest()
-    }
-
-    private func stopRequest() {
-        guard let started = request.withLock({ $0 }) else { return }
-        started.cancel()
-        finish(with: .failure(.cancelled))  // the cancellation's own error wins (set once)
+        // The cancellation's own error wins over .cancelled: the result is set once.
+        if request.stop() { finish(with: .failure(.cancelled)) }
     }
 
     /// The text between `<title>` and `</title>`, if there is one.

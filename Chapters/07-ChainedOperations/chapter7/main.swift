@@ -35,12 +35,3 @@ heading("No upstream at all")
 let orphan = FetchTitleOperation(web: web)
 queue.addOperations([orphan], waitUntilFinished: true)
 say("No input: \(describe(orphan.result))")
-
-/// "success(…)" or "failure(…)", without module prefixes.
-func describe<Success, Failure>(_ result: Result<Success, Failure>?) -> String {
-    switch result {
-    case .success(let value)?: "success(\(value))"
-    case .failure(let error)?: "failure(\(error))"
-    case nil: "no result"
-    }
-}
