@@ -105,3 +105,17 @@ extension OperationQueue {
         for operation in operations { addOperation(operation) }
     }
 }
+
+extension OperationQueue {
+    /// Chapter 5's `run(_:)` with a deadline: true once every operation has finished, false
+    /// after `seconds` — so an operation that never finishes fails the test instead of
+    /// hanging the suite.
+    public func runs(_ operations: [Operation], within seconds: Double = 10) async -> Bool {
+        await completes(within: seconds) { await self.run(operations) }
+    }
+
+    /// The same for one operation.
+    public func runs(_ operation: Operation, within seconds: Double = 10) async -> Bool {
+        await runs([operation], within: seconds)
+    }
+}

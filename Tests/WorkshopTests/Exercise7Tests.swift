@@ -11,7 +11,7 @@ struct Exercise7Tests {
     func singleProvider() async {
         let upstream = Upstream(.success("hello"))
         let unrelated = BlockOperation {}
-        await OperationQueue().run([upstream, unrelated])
+        #expect(await OperationQueue().runs([upstream, unrelated]))
         let input = resolveInput(String.self, from: [unrelated, upstream])
         #expect(input.value == "hello", "the provider's output is the input (got \(input))")
     }
@@ -19,7 +19,7 @@ struct Exercise7Tests {
     @Test("no provider: .noInput")
     func noProvider() async {
         let unrelated = BlockOperation {}
-        await OperationQueue().run(unrelated)
+        #expect(await OperationQueue().runs(unrelated))
         #expect(resolveInput(String.self, from: [unrelated]).problem == "noInput")
     }
 
@@ -27,7 +27,7 @@ struct Exercise7Tests {
     func twoProviders() async {
         let first = Upstream(.success("first"))
         let second = Upstream(.success("second"))
-        await OperationQueue().run([first, second])
+        #expect(await OperationQueue().runs([first, second]))
         #expect(
             resolveInput(String.self, from: [first, second]).problem == "ambiguousInput(providers: 2)",
             "with two providers, taking the first one silently is the popular bug")
@@ -36,7 +36,7 @@ struct Exercise7Tests {
     @Test("a failed provider: .upstreamFailed")
     func failedProvider() async {
         let upstream = Upstream(.failure(.failed))
-        await OperationQueue().run(upstream)
+        #expect(await OperationQueue().runs(upstream))
         #expect(resolveInput(String.self, from: [upstream]).problem == "upstreamFailed(failed)")
     }
 
@@ -44,7 +44,7 @@ struct Exercise7Tests {
     func cancelledProvider() async {
         let upstream = Upstream(.success("never delivered"))
         upstream.cancel()
-        await OperationQueue().run(upstream)
+        #expect(await OperationQueue().runs(upstream))
         #expect(
             resolveInput(String.self, from: [upstream]).problem == "upstreamCancelled",
             "check isCancelled before the result: a cancelled operation ends with a failure too")

@@ -48,7 +48,7 @@ struct CompletionOperationTests {
     func synchronousCallback() async {
         let operation = CompletionOperation { complete in complete() }
         let queue = OperationQueue()
-        await queue.run(operation)
+        #expect(await queue.runs(operation))
         #expect(operation.isFinished && !operation.isExecuting)
     }
 
@@ -60,7 +60,7 @@ struct CompletionOperationTests {
         let operation = ReadCountingCompletionOperation(
             countingReadsIn: reads, completingTwice(countingReadsIn: reads, secondCallReads: secondCallReads))
         operation.completionBlock = completions.increment
-        await OperationQueue().run(operation)
+        #expect(await OperationQueue().runs(operation))
         #expect(secondCallReads.withLock { $0 } == 0, "the second call announced isFinished again")
         #expect(operation.isFinished && completions.value == 1)
     }
@@ -115,7 +115,7 @@ struct PopularStateOperationTests {
     @Test("bug 1: main() before .executing — a callback called at once leaves the operation 'executing' for ever")
     func mainBeforeExecuting() async {
         let operation = PopularCompletionOperation { complete in complete() }
-        await OperationQueue().run(operation)
+        #expect(await OperationQueue().runs(operation))
         // Its work is done and the queue has let it go, yet it goes on claiming to run:
         // finished → executing. Anything that asks it (isFinished, observers on Darwin) waits for ever.
         #expect(operation.isExecuting && !operation.isFinished)
@@ -124,7 +124,7 @@ struct PopularStateOperationTests {
     @Test("the fix: CompletionOperation sets .executing before main(), so the same callback finishes it")
     func executingBeforeMain() async {
         let operation = CompletionOperation { complete in complete() }
-        await OperationQueue().run(operation)
+        #expect(await OperationQueue().runs(operation))
         #expect(operation.isFinished && !operation.isExecuting)
     }
 
@@ -134,7 +134,7 @@ struct PopularStateOperationTests {
         let secondCallReads = Locked<Int?>(nil)
         let operation = ReadCountingPopularOperation(
             countingReadsIn: reads, completingTwice(countingReadsIn: reads, secondCallReads: secondCallReads))
-        await OperationQueue().run(operation)
+        #expect(await OperationQueue().runs(operation))
         // Linux's Foundation ignores the repeat; key-value observers on Darwin get it again.
         #expect((secondCallReads.withLock { $0 } ?? 0) > 0, "the popular second call should announce again")
     }

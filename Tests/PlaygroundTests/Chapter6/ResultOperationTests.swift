@@ -23,7 +23,7 @@ struct ResultOperationTests {
     @Test("unfurling a short URL ends with the final URL")
     func unfurls() async {
         let unfurl = UnfurlURLOperation(shortURL: shortURL, web: web)
-        await OperationQueue().run(unfurl)
+        #expect(await OperationQueue().runs(unfurl))
         #expect(unfurl.result?.value == articleURL)
     }
 
@@ -31,7 +31,7 @@ struct ResultOperationTests {
     func unfurlFailures() async {
         let broken = UnfurlURLOperation(shortURL: brokenURL, web: web)
         let gone = UnfurlURLOperation(shortURL: URL(string: "https://short.example/gone")!, web: web)
-        await OperationQueue().run([broken, gone])
+        #expect(await OperationQueue().runs([broken, gone]))
         #expect(broken.result?.failureDescription == "missingRedirectURL")
         #expect(gone.result?.failureDescription == "underlying(notFound(https://short.example/gone))")
     }
@@ -41,7 +41,7 @@ struct ResultOperationTests {
         let requests = Counter()
         let unfurl = UnfurlURLOperation(shortURL: shortURL, web: silentWeb { _ in requests.increment() })
         unfurl.cancel()
-        await OperationQueue().run(unfurl)
+        #expect(await OperationQueue().runs(unfurl))
         #expect(unfurl.result?.failureDescription == "cancelled")
         #expect(requests.value == 0)
     }
@@ -66,7 +66,7 @@ struct ResultOperationTests {
         let cancelledByQueue = silentWeb { _ in queue.cancelAllOperations() }
         let running = UnfurlURLOperation(shortURL: shortURL, web: cancelledByQueue)
         let pending = UnfurlURLOperation(shortURL: shortURL, web: cancelledByQueue)
-        await queue.run([running, pending])
+        #expect(await queue.runs([running, pending]))
         #expect(running.result?.failureDescription == "cancelled")
         #expect(pending.result?.failureDescription == "cancelled")
     }
@@ -77,7 +77,7 @@ struct ResultOperationTests {
         let unfurl = UnfurlURLOperation(shortURL: shortURL, web: web)
         unfurl.cancel(with: .underlying(Offline()))
         unfurl.cancel()
-        await OperationQueue().run(unfurl)
+        #expect(await OperationQueue().runs(unfurl))
         #expect(unfurl.result?.failureDescription == "underlying(Offline())")
     }
 
@@ -105,7 +105,7 @@ struct ResultOperationTests {
     @Test("a second finish(with:) is ignored and returns false; the first result stays")
     func finishTwice() async {
         let operation = FinishingTwice(first: "first", second: "second")
-        await OperationQueue().run(operation)
+        #expect(await OperationQueue().runs(operation))
         #expect(operation.accepted == [true, false])
         #expect(operation.result?.value == "first")
     }
@@ -115,7 +115,7 @@ struct ResultOperationTests {
         let operations = (0..<200).map { _ in RacingFinishes() }
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 8
-        await queue.run(operations)
+        #expect(await queue.runs(operations))
         for operation in operations {
             // The losing call may return after the operation finished: wait for it too.
             #expect(await operation.bothCallsReturned.waitForTarget())
@@ -139,7 +139,7 @@ struct ResultOperationTests {
     func finishBeforeStart() async {
         let unfurl = UnfurlURLOperation(shortURL: shortURL, web: web)
         #expect(!unfurl.finish(with: .failure(.missingRedirectURL)))
-        await OperationQueue().run(unfurl)
+        #expect(await OperationQueue().runs(unfurl))
         #expect(unfurl.result?.value == articleURL)
     }
 }

@@ -16,7 +16,7 @@ struct ChainedOperationTests {
     func unfurlThenFetchTitle() async {
         let unfurl = UnfurlURLOperation(shortURL: shortURL, web: web)
         let fetchTitle = unfurl.then(FetchTitleOperation(web: web))
-        await OperationQueue().run([fetchTitle, unfurl])  // the dependency orders them, not the list
+        #expect(await OperationQueue().runs([fetchTitle, unfurl]))  // the dependency orders them, not the list
         #expect(fetchTitle.input == articleURL)
         #expect(fetchTitle.result?.value == "The article")
     }
@@ -26,7 +26,7 @@ struct ChainedOperationTests {
         let upstream = Value("from upstream")
         let downstream = Uppercasing(input: "given")
         downstream.addDependency(upstream)
-        await OperationQueue().run([upstream, downstream])
+        #expect(await OperationQueue().runs([upstream, downstream]))
         #expect(downstream.result?.value == "GIVEN")
     }
 
@@ -37,7 +37,7 @@ struct ChainedOperationTests {
         let downstream = Uppercasing()
         downstream.addDependency(unrelated)
         downstream.addDependency(upstream)
-        await OperationQueue().run([upstream, unrelated, downstream])
+        #expect(await OperationQueue().runs([upstream, unrelated, downstream]))
         #expect(downstream.result?.value == "HELLO")
     }
 
@@ -45,7 +45,7 @@ struct ChainedOperationTests {
     func upstreamFailed() async {
         let upstream = Value<String>(failing: .missingInput)
         let downstream = upstream.then(Uppercasing())
-        await OperationQueue().run([upstream, downstream])
+        #expect(await OperationQueue().runs([upstream, downstream]))
         #expect(downstream.result?.failureDescription == "input(upstreamFailed(missingInput))")
         #expect(!downstream.workRan)
     }
@@ -55,7 +55,7 @@ struct ChainedOperationTests {
         let upstream = Value("never delivered")
         let downstream = upstream.then(Uppercasing())
         upstream.cancel()
-        await OperationQueue().run([upstream, downstream])
+        #expect(await OperationQueue().runs([upstream, downstream]))
         #expect(downstream.result?.failureDescription == "input(upstreamCancelled)")
         #expect(!downstream.workRan)
     }
@@ -66,7 +66,7 @@ struct ChainedOperationTests {
         do {
             let upstream = Value("hello", releasing: released)
             let downstream = upstream.then(Uppercasing(releasing: released))
-            await OperationQueue().run([upstream, downstream])
+            #expect(await OperationQueue().runs([upstream, downstream]))
             #expect(downstream.result?.value == "HELLO")
         }
         // Both deinits run once the queue has let go of the finished operations; a reference
@@ -84,7 +84,7 @@ struct PopularHandOffTests {
         let popular = PopularChainedOperation<String, String> { $0.uppercased() }
         popular.addDependency(greeting)  // added for ordering only
         popular.addDependency(name)  // meant to be the input
-        await OperationQueue().run([greeting, name, popular])
+        #expect(await OperationQueue().runs([greeting, name, popular]))
         #expect(popular.input == "wrong: the greeting")
     }
 
@@ -97,7 +97,7 @@ struct PopularHandOffTests {
         ambiguous.addDependency(name)
         let chosen = name.then(Uppercasing())
         chosen.addDependency(greeting)
-        await OperationQueue().run([greeting, name, ambiguous, chosen])
+        #expect(await OperationQueue().runs([greeting, name, ambiguous, chosen]))
         #expect(ambiguous.result?.failureDescription == "input(ambiguousInput(providers: 2))")
         #expect(chosen.result?.value == "RIGHT: THE NAME")
     }
@@ -108,7 +108,7 @@ struct PopularHandOffTests {
         let failed = Value<String>(failing: .missingInput)
         let afterFailure = PopularChainedOperation<String, String> { $0.uppercased() }
         afterFailure.addDependency(failed)
-        await OperationQueue().run([alone, failed, afterFailure])
+        #expect(await OperationQueue().runs([alone, failed, afterFailure]))
         #expect(alone.isFinished && alone.output == nil)
         #expect(afterFailure.isFinished && afterFailure.output == nil)
     }
@@ -116,7 +116,7 @@ struct PopularHandOffTests {
     @Test("the fix: no provider is .input(.noInput)")
     func typedNoInput() async {
         let alone = Uppercasing()
-        await OperationQueue().run(alone)
+        #expect(await OperationQueue().runs(alone))
         #expect(alone.result?.failureDescription == "input(noInput)")
         #expect(!alone.workRan)
     }
