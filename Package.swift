@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 // The table of contents of AsyncOperationsPlayground: one line per chapter, in reading order.
 // Each chapter is a library (the types that later chapters and the tests reuse) plus a thin
 // executable `chapterN` that tells the chapter's story: `swift run chapterN`.
@@ -39,10 +39,10 @@ let package = Package(
         .executableTarget(
             name: "benchmark",
             dependencies: ["AsyncOperations", "ManualState", "TaskOperations", "Coordinators"],
-            path: "Scripts/Benchmark"
+            path: "Scripts/Sources/Benchmark"
         ),
         // Scripts/measure-stall: what blocking the cooperative thread pool costs (chapter 5).
-        .executableTarget(name: "cooperative-stall", path: "Scripts/CooperativeStall"),
+        .executableTarget(name: "cooperative-stall", path: "Scripts/Sources/CooperativeStall"),
         // Bounded, non-blocking waits shared by the tests and the workshop's tests.
         .target(name: "TestSupport", dependencies: ["AsyncOperations", "TaskOperations"], path: "Tests/TestSupport"),
         .testTarget(
