@@ -15,7 +15,10 @@ public class LockedFlagsOperation: Operation, @unchecked Sendable {
     public override var isExecuting: Bool { lock.withLock { executing } }
     public override var isFinished: Bool { lock.withLock { finished } }
 
+    /// Announces the change with both calls: on Darwin, key-value observing notifies
+    /// observers only of a `didChangeValue` that a `willChangeValue` came before.
     fileprivate func markExecuting() {
+        willChangeValue(forKey: "isExecuting")
         lock.withLock { executing = true }
         didChangeValue(forKey: "isExecuting")
     }
@@ -76,18 +79,21 @@ public final class SilentFinishOperation: LockedFlagsOperation, @unchecked Senda
     public override func start() {
         markExecuting()
         workQueue.async {
+            self.willChangeValue(forKey: "isExecuting")
+            // The line that is missing: self.willChangeValue(forKey: "isFinished")
             self.lock.withLock {
                 self.executing = false
                 self.finished = true
             }
             self.didChangeValue(forKey: "isExecuting")
-            // The line that is missing: self.didChangeValue(forKey: "isFinished")
+            // And its partner: self.didChangeValue(forKey: "isFinished")
             self.workDone()
         }
     }
 
     /// The forgotten announcement, so that a test can release the queue afterwards.
     public func announceFinishedLate() {
+        willChangeValue(forKey: "isFinished")
         didChangeValue(forKey: "isFinished")
     }
 }

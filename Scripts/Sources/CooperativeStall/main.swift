@@ -20,11 +20,18 @@ func blockCooperativeThreads(_ count: Int) -> () -> Void {
     for _ in 0..<count {
         Task.detached {
             blocking.signal()
-            release.wait()  // what a blocking wait in async code does to its thread
+            blockThisThread(until: release)
         }
     }
     for _ in 0..<count { blocking.wait() }
     return { for _ in 0..<count { release.signal() } }
+}
+
+/// What `waitUntilFinished()` or a semaphore wait does to a thread of the pool when async code
+/// calls it. Synchronous, because Apple's SDK refuses a blocking wait written in async code;
+/// hiding it in a function is exactly how such a wait ends up on the pool anyway.
+func blockThisThread(until release: DispatchSemaphore) {
+    release.wait()
 }
 
 /// How many seconds after it was asked for `start` ran its work, or nil if not within `giveUp`.

@@ -124,14 +124,18 @@ private final class TestBarrierOperation: BarrierQueueOperation, @unchecked Send
         func deadlocks() async {
             // An exit test runs in a child process: the deadlocked thread dies with it.
             await #expect(processExitsWith: .exitCode(NotifyingUnderLockTests.deadlocked)) {
-                let returned = DispatchSemaphore(value: 0)
-                let operation = NotifyingUnderLockOperation { returned.signal() }
-                OperationQueue().addOperation(operation)
-                if returned.wait(timeout: .now() + 0.5) == .timedOut {
-                    exit(NotifyingUnderLockTests.deadlocked)
-                }
-                exit(0)
+                exit(NotifyingUnderLockTests.finishReturns(within: 0.5) ? 0 : NotifyingUnderLockTests.deadlocked)
             }
+        }
+
+        /// Runs the operation and blocks until its `finish()` returns, at most `seconds`.
+        /// Synchronous on purpose: a blocking wait has no place in async code (Apple's SDK
+        /// makes it an error there), and in the child process nothing else needs this thread.
+        static func finishReturns(within seconds: Double) -> Bool {
+            let returned = DispatchSemaphore(value: 0)
+            let operation = NotifyingUnderLockOperation { returned.signal() }
+            OperationQueue().addOperation(operation)
+            return returned.wait(timeout: .now() + seconds) == .success
         }
     }
 #endif

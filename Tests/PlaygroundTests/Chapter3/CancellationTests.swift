@@ -114,8 +114,15 @@ extension UploadOutcome? {
                 // FinishOnCancelOperation finishes itself in cancel(), though it is still pending.
                 PendingCancel.cancelWhilePendingThenExit(FinishOnCancelOperation { _ in })
             }
-            let output = result.map(PendingCancel.printedOutput) ?? ""
-            #expect(output.contains(PendingCancel.warning), "output was: \(output)")
+            // Exit status 0: it reported finished while its queue had not started it.
+            #if os(Linux)
+                // Linux's Foundation prints its warning to standard output.
+                let output = result.map(PendingCancel.printedOutput) ?? ""
+                #expect(output.contains(PendingCancel.warning), "output was: \(output)")
+            #else
+                // Darwin's Foundation logs it through its own logging: the effect is what counts.
+                _ = result
+            #endif
         }
 
         @Test("AsyncOperation in the same situation: no warning, and the queue drains")
@@ -129,8 +136,13 @@ extension UploadOutcome? {
                 }
                 PendingCancel.cancelWhilePendingThenDrain(Quick())
             }
-            let output = result.map(PendingCancel.printedOutput) ?? ""
-            #expect(!output.contains(PendingCancel.warning), "output was: \(output)")
+            // Exit status 0: not finished while pending, and the queue drained.
+            #if os(Linux)
+                let output = result.map(PendingCancel.printedOutput) ?? ""
+                #expect(!output.contains(PendingCancel.warning), "output was: \(output)")
+            #else
+                _ = result  // Darwin logs the warning elsewhere; the exit status is the check.
+            #endif
         }
     }
 
@@ -144,16 +156,22 @@ extension UploadOutcome? {
                 // runs instead. If this test starts failing, Foundation was fixed: update
                 // chapter 3's README and this test.
                 await #expect(processExitsWith: .failure) {
-                    let queue = OperationQueue()
-                    queue.maxConcurrentOperationCount = 1
-                    queue.isSuspended = true
-                    queue.addOperation {}
-                    let barrierRan = DispatchSemaphore(value: 0)
-                    queue.addBarrierBlock { barrierRan.signal() }
-                    queue.cancelAllOperations()
-                    queue.isSuspended = false
-                    exit(barrierRan.wait(timeout: .now() + 0.5) == .success ? 0 : 2)
+                    exit(BarrierCancelBugTests.barrierRunsAfterCancelAll() ? 0 : 2)
                 }
+            }
+
+            /// Cancels a suspended serial queue holding a block and a barrier block, resumes it,
+            /// and tells whether the barrier ran within 0.5 s. Synchronous: it blocks.
+            static func barrierRunsAfterCancelAll() -> Bool {
+                let queue = OperationQueue()
+                queue.maxConcurrentOperationCount = 1
+                queue.isSuspended = true
+                queue.addOperation {}
+                let barrierRan = DispatchSemaphore(value: 0)
+                queue.addBarrierBlock { barrierRan.signal() }
+                queue.cancelAllOperations()
+                queue.isSuspended = false
+                return barrierRan.wait(timeout: .now() + 0.5) == .success
             }
         }
     #endif
