@@ -77,15 +77,24 @@ struct ChainedOperationTests {
 
 @Suite("Chapter 7 — the popular Any? hand-off, and the typed failures that replace it")
 struct PopularHandOffTests {
-    @Test("two dependencies provide a String: the popular version silently takes the first one added")
-    func popularPicksTheFirst() async {
+    @Test("two dependencies provide a String: the popular version silently takes one of them")
+    func popularPicksOneSilently() async {
         let greeting = Value("wrong: the greeting")
         let name = Value("right: the name")
         let popular = PopularChainedOperation<String, String> { $0.uppercased() }
         popular.addDependency(greeting)  // added for ordering only
         popular.addDependency(name)  // meant to be the input
         #expect(await OperationQueue().runs([greeting, name, popular]))
-        #expect(popular.input == "wrong: the greeting")
+        // It takes the first dependency in `dependencies` whose output casts, and says nothing.
+        #expect(popular.input == "wrong: the greeting" || popular.input == "right: the name")
+        #if os(Linux)
+            // Linux's Foundation keeps `dependencies` in the order they were added (verified
+            // here), so the first one added wins: the wrong one.
+            #expect(popular.input == "wrong: the greeting")
+        #else
+            // Darwin does not document the order of `dependencies`: which one wins is unspecified
+            // (not verified here). That it picks one without a word is the bug on both.
+        #endif
     }
 
     @Test("the fix: two providers without a choice is .ambiguousInput; then(_:) names the right one")
