@@ -31,48 +31,66 @@ enum Transcript {
     static func run(_ chapter: String, within seconds: Double = 30) async throws -> [String] {
         let executable = productsDirectory.appendingPathComponent(chapter)
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-            throw TranscriptError("\(executable.path) is not built: run `swift build` first")
+            throw TranscriptError(
+                """
+                \(executable.path) is not built. The transcript check runs the chapters that the \
+                build put next to the tests: run `swift build` (or `swift test`, which builds every \
+                target) first. In Xcode, build the package (Product > Build) before testing.
+                """)
         }
-        // Output goes to a file, not a pipe: a full pipe could block the child forever.
-        let outputFile = FileManager.default.temporaryDirectory
-            .appendingPathComponent("\(chapter)-\(UUID().uuidString).out")
-        guard FileManager.default.createFile(atPath: outputFile.path, contents: nil) else {
-            throw TranscriptError("cannot create \(outputFile.path)")
-        }
-        defer { try? FileManager.default.removeItem(at: outputFile) }
-        let output = try FileHandle(forWritingTo: outputFile)
-        defer { try? output.close() }
+        #if os(macOS) || os(Linux)
+            // Output goes to a file, not a pipe: a full pipe could block the child forever.
+            let outputFile = FileManager.default.temporaryDirectory
+                .appendingPathComponent("\(chapter)-\(UUID().uuidString).out")
+            guard FileManager.default.createFile(atPath: outputFile.path, contents: nil) else {
+                throw TranscriptError("cannot create \(outputFile.path)")
+            }
+            defer { try? FileManager.default.removeItem(at: outputFile) }
+            let output = try FileHandle(forWritingTo: outputFile)
+            defer { try? output.close() }
 
-        let process = Process()
-        process.executableURL = executable
-        process.environment = ProcessInfo.processInfo.environment.merging(["CHAPTER_PACING": "0"]) { $1 }
-        process.standardOutput = output
-        let exited = Flag()
-        process.terminationHandler = { _ in exited.raise() }
-        try process.run()
-        guard await exited.wait(seconds: seconds) else {
-            process.terminate()
-            throw TranscriptError("\(chapter) did not exit within \(seconds) s")
-        }
-        guard process.terminationStatus == 0 else {
-            throw TranscriptError("\(chapter) exited with status \(process.terminationStatus)")
-        }
-        let printed = try String(contentsOf: outputFile, encoding: .utf8)
-        return printed.hasSuffix("\n")
-            ? printed.dropLast().components(separatedBy: "\n") : printed.components(separatedBy: "\n")
+            let process = Process()
+            process.executableURL = executable
+            process.environment = ProcessInfo.processInfo.environment.merging(["CHAPTER_PACING": "0"]) { $1 }
+            process.standardOutput = output
+            let exited = Flag()
+            process.terminationHandler = { _ in exited.raise() }
+            try process.run()
+            guard await exited.wait(seconds: seconds) else {
+                process.terminate()
+                throw TranscriptError("\(chapter) did not exit within \(seconds) s")
+            }
+            guard process.terminationStatus == 0 else {
+                throw TranscriptError("\(chapter) exited with status \(process.terminationStatus)")
+            }
+            let printed = try String(contentsOf: outputFile, encoding: .utf8)
+            return printed.hasSuffix("\n")
+                ? printed.dropLast().components(separatedBy: "\n") : printed.components(separatedBy: "\n")
+        #else
+            // Process exists only on macOS and Linux (and Windows); iOS runs no executables.
+            throw TranscriptError("the transcript check runs executables: macOS or Linux only")
+        #endif
     }
 
-    /// Where `swift build` / `swift test` put the executables.
+    /// Where the build put the executables: the folder that holds the tests themselves.
     static var productsDirectory: URL {
         #if os(macOS)
-            // The tests run inside an .xctest bundle that sits next to the executables.
-            for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-                return bundle.bundleURL.deletingLastPathComponent()
+            // The tests are in an .xctest bundle next to the executables. `swift test` loads it
+            // through swiftpm-testing-helper and Xcode through its own runner, so it need not
+            // be in `Bundle.allBundles`; `Bundle(for:)` finds the bundle that holds this code.
+            // (Read from Apple's documentation; not verified here: CI has no Mac.)
+            let tests = Bundle(for: TestBundleMarker.self)
+            if tests.bundlePath.hasSuffix(".xctest") {
+                return tests.bundleURL.deletingLastPathComponent()
             }
         #endif
+        // Linux: the tests are an executable of their own, in the products folder.
         return Bundle.main.bundleURL
     }
 }
+
+/// A class compiled into the test bundle, so that `Bundle(for:)` can find that bundle.
+private final class TestBundleMarker {}
 
 struct TranscriptError: Error, CustomStringConvertible {
     let description: String
