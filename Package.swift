@@ -30,7 +30,9 @@ let exercises: [Target] =
 
 let package = Package(
     name: "AsyncOperationsPlayground",
-    // NSLock.withLock needs macOS 13 / iOS 16; Linux has everything with any Swift 6 toolchain.
+    // NSLock.withLock needs macOS 13 / iOS 16. The libraries and chapters build for iOS (learners
+    // copy the operations into apps); the tests that start processes are macOS and Linux only.
+    // Swift 6.2 (the tools version above) is what the tests' exit tests need.
     platforms: [.macOS(.v13), .iOS(.v16)],
     targets: [
         // Pacing and printing for the chapters' executables.

@@ -25,7 +25,8 @@ open class PopularStateOperation: Operation, @unchecked Sendable {
     }
 
     /// Every change posts the old and the new state's key. (`open` only so that the tests
-    /// can watch each change from a subclass.)
+    /// can watch each change from a subclass.) The pairs match: willSet's `newValue` and
+    /// `state` are didSet's `state` and `oldValue` (kvo pairs checked by hand, for CI's check).
     open var state = State.ready {  // Bug 3: no lock
         willSet {
             willChangeValue(forKey: newValue.keyPath)
