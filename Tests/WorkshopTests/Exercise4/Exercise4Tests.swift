@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("Exercise 4 — an operation that finishes when its callback is called", .enabled(if: workshopIsRunning))
+@Suite("Exercise 4 — an operation that finishes when its callback is called")
 struct Exercise4Tests {
     @Test("on a serial queue: first sync, first async, second sync, second async")
     func serialOrder() async {
@@ -21,7 +21,7 @@ struct Exercise4Tests {
             }
         }
         queue.add(operations)
-        let bothFinished = await completes(within: 3) { await operations[1].untilFinished() }
+        let bothFinished = await completes(within: 2) { await operations[1].untilFinished() }
         #expect(
             bothFinished,
             "the operations never finished: does main() give the work a callback that calls finish()?")
@@ -40,7 +40,7 @@ struct Exercise4Tests {
             complete()
         }
         OperationQueue().addOperation(operation)
-        #expect(await queueLearnsFinished(operation, within: 3), "the operation never finished")
+        #expect(await queueLearnsFinished(operation, within: 2), "the operation never finished")
         #expect(operation.isFinished && !operation.isExecuting)
     }
 }

@@ -5,7 +5,7 @@ import ResultOperations
 import TestSupport
 import Testing
 
-@Suite("Exercise 7 — take the input from the upstream operation", .enabled(if: workshopIsRunning))
+@Suite("Exercise 7 — take the input from the upstream operation")
 struct Exercise7Tests {
     @Test("the one dependency that provides a String is the input; other dependencies are ignored")
     func singleProvider() async {
