@@ -45,23 +45,18 @@ public struct ExerciseSource {
         for key in keys {
             let will = calls.first { $0.output.1 == "will" && $0.output.2 == key }
             let did = calls.first { $0.output.1 == "did" && $0.output.2 == key }
+            let (announceWill, announceDid) = (call("will", key), call("did", key))
             switch (will, did) {
             case (nil, nil):
                 problems.append(
-                    "\(place) never announces \"\(key)\": willChangeValue(forKey: \"\(key)\") before the change, didChangeValue after it"
-                )
+                    "\(place) never announces \"\(key)\": \(announceWill) before the change, \(announceDid) after it")
             case (nil, _?):
                 problems.append(
-                    "\(place) calls didChangeValue(forKey: \"\(key)\") without willChangeValue(forKey: \"\(key)\") before it: on a Mac that notifies nobody"
-                )
+                    "\(place) calls \(announceDid) without \(announceWill) before it: on a Mac that notifies nobody")
             case (_?, nil):
-                problems.append(
-                    "\(place) calls willChangeValue(forKey: \"\(key)\") but never didChangeValue(forKey: \"\(key)\"): nobody learns the change"
-                )
+                problems.append("\(place) calls \(announceWill) but never \(announceDid): nobody learns the change")
             case (let will?, let did?) where will.range.lowerBound > did.range.lowerBound:
-                problems.append(
-                    "\(place): willChangeValue(forKey: \"\(key)\") goes before the change, didChangeValue(forKey: \"\(key)\") after it"
-                )
+                problems.append("\(place): \(announceWill) goes before the change, \(announceDid) after it")
             default:
                 break
             }
@@ -72,6 +67,11 @@ public struct ExerciseSource {
             )
         }
         return problems
+    }
+
+    /// How a learner writes the call, e.g. `willChangeValue(forKey: "isFinished")`.
+    static func call(_ change: String, _ key: String) -> String {
+        "\(change)ChangeValue(forKey: \"\(key)\")"
     }
 
     /// The text between the brace at `open` and its matching closing brace.
