@@ -37,7 +37,9 @@ struct Exercise7Tests {
     func failedProvider() async {
         let upstream = Upstream(.failure(.failed))
         #expect(await OperationQueue().runs(upstream))
-        #expect(resolveInput(String.self, from: [upstream]).problem == "upstreamFailed(failed)")
+        #expect(
+            resolveInput(String.self, from: [upstream]).problem == "upstreamFailed(failed)",
+            "a provider that failed: .upstreamFailed with its error")
     }
 
     @Test("a cancelled provider: .upstreamCancelled")
