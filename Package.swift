@@ -17,7 +17,19 @@ let chapters: [Target] =
     // Chapter 8 needs no OperationQueue, and no base operation.
     + chapter(8, "08-Coordinators", library: "Coordinators")
 
-// The workshop: one exercise per chapter, a stub the learner completes (Scripts/workshop).
+// The workshop (Scripts/workshop): one exercise per chapter, a stub the learner completes.
+// Exercises are not part of the everyday build, so that an unfinished one never breaks
+// `swift run chapterN` or `swift test`: Scripts/workshop sets WORKSHOP_EXERCISES (for example
+// "2", or "1 2 3") and builds just those, with the chapters' libraries, in .build/workshop.
+//
+// To add exercise N to chapter folder Chapters/NN-Name:
+//   1. Chapters/NN-Name/ExerciseN/<One>.swift         the stub the learner edits (one file)
+//   2. Chapters/NN-Name/ExerciseNReference/            Stub.swift (a copy of that file),
+//      Solution.swift, Hint.md, and Stuck.md (what a check that ran out of time usually means)
+//   3. Tests/WorkshopTests/ExerciseN/ExerciseNTests.swift   @Suite("Exercise N — ...")
+//   4. one line below. Scripts/workshop finds exercises by their folders; `verify` then checks
+//      that the solution passes and the stub fails.
+let workshopExercises = (Context.environment["WORKSHOP_EXERCISES"] ?? "").split(separator: " ").map(String.init)
 let exercises: [Target] =
     exercise(1, "01-SyncOnlyOperation")
     + exercise(2, "02-ManualState")
@@ -28,13 +40,8 @@ let exercises: [Target] =
     + exercise(7, "07-ChainedOperations", uses: ["ChainedOperations"])
     + exercise(8, "08-Coordinators", uses: ["Coordinators"])
 
-let package = Package(
-    name: "AsyncOperationsPlayground",
-    // NSLock.withLock needs macOS 13 / iOS 16. The libraries and chapters build for iOS (learners
-    // copy the operations into apps); the tests that start processes are macOS and Linux only.
-    // Swift 6.2 (the tools version above) is what the tests' exit tests need.
-    platforms: [.macOS(.v13), .iOS(.v16)],
-    targets: [
+let everyday: [Target] =
+    [
         // Pacing and printing for the chapters' executables.
         .target(name: "ChapterSupport", path: "Chapters/Support"),
         // Scripts/benchmark runs this in release mode.
@@ -54,14 +61,16 @@ let package = Package(
                 "ResultOperations", "ChainedOperations", "Coordinators", "TestSupport",
             ]
         ),
-        // Skipped unless WORKSHOP=1: the stubs fail them until the learner completes them.
-        .testTarget(
-            name: "WorkshopTests",
-            dependencies: (1...8).map { .target(name: "Exercise\($0)") } + [
-                "AsyncOperations", "ResultOperations", "ChainedOperations", "Coordinators", "TestSupport",
-            ]
-        ),
-    ] + chapters + exercises
+    ] + chapters
+
+let package = Package(
+    name: "AsyncOperationsPlayground",
+    // NSLock.withLock needs macOS 13 / iOS 16. The libraries and chapters build for iOS (learners
+    // copy the operations into apps); the tests that start processes are macOS and Linux only.
+    // Swift 6.2 (the tools version above) is what the tests' exit tests need.
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    // For the workshop: the libraries (no executables, no other tests) and the chosen exercises.
+    targets: workshopExercises.isEmpty ? everyday : everyday.filter { $0.type == .regular } + exercises
 )
 
 /// A chapter: its library in Chapters/<folder>/<library>, and its executable `chapterN` in
@@ -81,13 +90,19 @@ func library(_ name: String, in folder: String, uses: [String] = []) -> [Target]
     [.target(name: name, dependencies: uses.map { .target(name: $0) }, path: "Chapters/\(folder)/\(name)")]
 }
 
-/// Workshop exercise `number`: the stub the learner completes, in Chapters/<folder>/ExerciseN.
-/// (Its hint and reference solution are in Chapters/<folder>/ExerciseNReference, outside any
-/// target.)
-func exercise(_ number: Int, _ folder: String, uses: [String] = []) -> [Target] {
-    [
+/// Workshop exercise `number`, if the workshop asked for it: the stub the learner completes,
+/// in Chapters/<folder>/ExerciseN, and its tests, in Tests/WorkshopTests/ExerciseN, which may
+/// use every chapter's library and TestSupport.
+@MainActor func exercise(_ number: Int, _ folder: String, uses: [String] = []) -> [Target] {
+    guard workshopExercises.contains("\(number)") else { return [] }
+    let libraries = chapters.filter { $0.type == .regular }.map { Target.Dependency.target(name: $0.name) }
+    return [
         .target(
             name: "Exercise\(number)", dependencies: uses.map { .target(name: $0) },
-            path: "Chapters/\(folder)/Exercise\(number)")
+            path: "Chapters/\(folder)/Exercise\(number)"),
+        .testTarget(
+            name: "Exercise\(number)Tests",
+            dependencies: [.target(name: "Exercise\(number)"), "TestSupport"] + libraries,
+            path: "Tests/WorkshopTests/Exercise\(number)"),
     ]
 }

@@ -119,3 +119,12 @@ extension OperationQueue {
         await runs([operation], within: seconds)
     }
 }
+
+/// `body`'s value if it returns within `seconds`, nil if not. For reading a getter that a
+/// wrong answer may leave waiting for a lock held by a deadlocked thread: the read runs on a
+/// thread of its own, so the test fails cleanly instead of hanging.
+public func read<Value: Sendable>(within seconds: Double = 2, _ body: @escaping @Sendable () -> Value) async -> Value? {
+    let value = Locked<Value?>(nil)
+    guard await blockingCall(within: seconds, { value.withLock { $0 = body() } }) else { return nil }
+    return value.withLock { $0 }
+}

@@ -1,0 +1,65 @@
+import Dispatch
+import Exercise4
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("Exercise 4 — an operation that finishes when its callback is called")
+struct Exercise4Tests {
+    @Test("on a serial queue: first sync, first async, second sync, second async")
+    func serialOrder() async {
+        let log = EventLog()
+        let firstSync = Flag()
+        let secondSync = Flag()
+        let held = HeldQueue("exercise4-first-callback")  // the first callback waits until released
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let operations = [("First", firstSync, held.queue), ("Second", secondSync, DispatchQueue.global())].map {
+            name, started, callbackQueue in
+            CallbackOperation { complete in
+                log.record("\(name) sync operation complete")
+                started.raise()
+                callbackQueue.async {
+                    log.record("\(name) async operation complete")
+                    complete()
+                }
+            }
+        }
+        queue.add(operations)
+        #expect(await firstSync.wait(seconds: 2), "the first operation's work never ran")
+        // While the first callback is held, the second operation must not start: give it a
+        // bounded moment to show whether it (wrongly) does, then let the callback run.
+        let secondStartedEarly = await secondSync.wait(seconds: 0.5)
+        held.release()
+        let bothFinished = await completes(within: 2) { await operations[1].untilFinished() }
+        #expect(
+            !secondStartedEarly,
+            "the second operation started before the first one's callback was called: finish() belongs in the callback")
+        #expect(
+            bothFinished,
+            "the operations never finished: does main() give the work a callback that calls finish()?")
+        if bothFinished && !secondStartedEarly {
+            #expect(
+                log.events == [
+                    "First sync operation complete", "First async operation complete",
+                    "Second sync operation complete", "Second async operation complete",
+                ],
+                "the second operation must start only after the first one's callback")
+        }
+    }
+
+    @Test("a callback called at once, and twice, finishes the operation once")
+    func immediateAndTwice() async {
+        let operation = CallbackOperation { complete in
+            complete()
+            complete()
+        }
+        OperationQueue().addOperation(operation)
+        guard await queueLearnsFinished(operation, within: 2) else {
+            Issue.record("the operation never finished: does main() give the work a callback that calls finish()?")
+            return
+        }
+        let state = await read { (finished: operation.isFinished, executing: operation.isExecuting) }
+        #expect(state?.finished == true && state?.executing == false, "finished once: finished, not executing")
+    }
+}
