@@ -215,3 +215,89 @@ for (index, coordination) in coordinations.enumerated() {
         String(format: "%6.3f", seconds / Double(operationCount) * 1e6),
         String(format: "  %.2f×", seconds / queueBaseline))
 }
+
+// Chapter 5: awaiting operations must scale linearly. Two shapes, each at a small and a large
+// size, as the cost per operation of the large size over that of the small one (1.00× means
+// flat). Every round runs the same total number of operations at each size (for example 40
+// runs of 1,000 and one run of 40,000), interleaved, and the ratio is the median of the
+// rounds' ratios. The operations are empty BlockOperations on a fresh queue; what grows is
+// only the awaiting.
+//  - `await queue.run(operations)`: one call awaits them all.
+//  - `await operation.untilFinished()` from that many tasks at once: the operations wait in a
+//    suspended queue until every task has begun its call, so all the awaits overlap.
+
+/// Runs `body` in a detached task and blocks this (main) thread until it returns; seconds taken.
+func timeAsync(_ body: @escaping @Sendable () async -> Void) -> Double {
+    let done = DispatchSemaphore(value: 0)
+    let start = DispatchTime.now()
+    Task.detached {
+        await body()
+        done.signal()
+    }
+    done.wait()
+    return Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+}
+
+/// Seconds for one `run` of `count` operations.
+func measureRun(count: Int) -> Double {
+    let operations = (0..<count).map { _ in BlockOperation {} }
+    let queue = OperationQueue()
+    return timeAsync { await queue.run(operations) }
+}
+
+/// Seconds for `count` tasks that each await one operation's `untilFinished()` at the same time.
+func measureConcurrentAwaits(count: Int) -> Double {
+    let operations = (0..<count).map { _ in BlockOperation {} }
+    let queue = OperationQueue()
+    queue.isSuspended = true
+    for operation in operations { queue.addOperation(operation) }
+    let begun = Locked(0)
+    return timeAsync {
+        await withTaskGroup(of: Void.self) { group in
+            for operation in operations {
+                group.addTask {
+                    let all = begun.withLock { begun in
+                        begun += 1
+                        return begun == count
+                    }
+                    if all { queue.isSuspended = false }
+                    await operation.untilFinished()
+                }
+            }
+        }
+    }
+}
+
+struct Scaling {
+    let name: String
+    let small: Int
+    let large: Int
+    let measure: (Int) -> Double
+}
+
+let scalings = [
+    Scaling(name: "one run(_:) of N operations", small: 1_000, large: 40_000, measure: measureRun),
+    Scaling(name: "N concurrent untilFinished()", small: 500, large: 5_000, measure: measureConcurrentAwaits),
+]
+let scalingRounds = 7
+print("")
+print("awaiting (chapter 5): cost per operation at N = large vs N = small, \(scalingRounds) rounds")
+print("shape                              small  µs/op    large  µs/op   large/small (middle half)")
+for scaling in scalings {
+    _ = scaling.measure(scaling.small)  // warm-up
+    var smallSamples: [Double] = []  // seconds per operation
+    var largeSamples: [Double] = []
+    for _ in 0..<scalingRounds {
+        var small = 0.0
+        for _ in 0..<(scaling.large / scaling.small) { small += scaling.measure(scaling.small) }
+        smallSamples.append(small / Double(scaling.large))
+        largeSamples.append(scaling.measure(scaling.large) / Double(scaling.large))
+    }
+    let ratios = zip(largeSamples, smallSamples).map { $0 / $1 }
+    print(
+        scaling.name.padding(toLength: 32, withPad: " ", startingAt: 0),
+        String(format: "%7d %6.2f", scaling.small, median(smallSamples) * 1e6),
+        String(format: "%8d %6.2f", scaling.large, median(largeSamples) * 1e6),
+        String(
+            format: "   %.2f×  (%.2f–%.2f)", median(ratios), quantile(ratios, 0.25), quantile(ratios, 0.75)))
+}
