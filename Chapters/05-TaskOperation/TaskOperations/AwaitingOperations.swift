@@ -35,9 +35,10 @@ extension Operation {
     static func untilFinished(_ operations: [Operation], adding queue: OperationQueue?) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                // The observers depend on the operations before the queue may run them.
+                observe(operations) { continuation.resume() }
                 // A closure, not async code: adding without waiting is allowed here.
                 queue?.addOperations(operations, waitUntilFinished: false)
-                observe(operations) { continuation.resume() }
             }
         } onCancel: {
             for operation in operations { operation.cancel() }
@@ -83,6 +84,12 @@ private func runAlone(after operations: [Operation], _ body: @escaping @Sendable
     }
     for operation in operations { observer.addDependency(operation) }
     queue.addOperation(observer)
+    // Linux: if an operation finishes while `addDependency` runs, the queue can keep a stale
+    // "not ready" for the observer, and correct it only when it next looks for work — which
+    // this queue, with nothing else in it, would never do (the benchmark's 5,000 concurrent
+    // awaits once hung so). Make it look once more; on a queue that is not suspended, this
+    // changes nothing else.
+    queue.isSuspended = false
 }
 
 /// Foundation holds the operations that depend on an operation as unretained pointers. A
