@@ -1,12 +1,12 @@
 import Foundation
 import Testing
 
-@Suite("Stress — thousands of the package's operations, random dependencies and cancellations")
+@Suite("Stress — thousands of the package's operations, released early, random dependencies, cancellations and awaits")
 struct StressTests {
     /// The graph is new in every run; a failure names its seed. Replay it with
     /// `STRESS_SEED=<seed> swift test --filter Stress`; `STRESS_COUNT` sets the number of
     /// operations (10,000 by default).
-    @Test("each operation finishes once, each completion block runs once, every queue drains")
+    @Test("each operation finishes once, each completion block runs once, every queue drains, every operation is freed")
     func randomGraph() async {
         let environment = ProcessInfo.processInfo.environment
         let seed = environment["STRESS_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
