@@ -28,6 +28,40 @@ struct AwaitingLifetimeTests {
     }
 
     #if os(macOS) || os(Linux)
+        /// An operation added behind a pending barrier block depends on that barrier, but on
+        /// Linux `dependencies` does not list it, so the awaiting API cannot keep a cancelled
+        /// operation alive until the barrier has finished: the barrier's finish follows the
+        /// dangling pointer (SIGSEGV in 3 of 3 runs). A gap that remains; disabled so that the
+        /// suite stays green, kept so that it is not forgotten.
+        @Test(
+            "a cancelled await of an operation added behind a pending barrier block",
+            .disabled("Foundation hides the barrier dependency; the awaiting API cannot see it yet"))
+        func cancelledAwaitBehindABarrier() async {
+            await #expect(processExitsWith: .success) {
+                for _ in 0..<10 {
+                    let queue = OperationQueue()
+                    let running = Flag()
+                    let mayFinish = DispatchSemaphore(value: 0)
+                    queue.addOperation {
+                        running.raise()
+                        _ = mayFinish.wait(timeout: .now() + 10)  // a queue's thread, not the pool's
+                    }
+                    _ = await running.wait()
+                    queue.addBarrierBlock {}
+                    let awaiting = Task { await queue.run(BlockOperation {}) }
+                    // Cancelled only once the operation is in the queue: on Linux, adding an
+                    // operation that is already cancelled behind a pending barrier deadlocks
+                    // Foundation (the queue takes its own lock twice).
+                    while queue.operationCount < 2 { await Task.yield() }
+                    awaiting.cancel()
+                    await awaiting.value
+                    try? await Task.sleep(nanoseconds: 20_000_000)  // time to free the operation
+                    mayFinish.signal()
+                    _ = await drained(queue)
+                }
+            }
+        }
+
         /// Foundation holds dependents unretained, and a cancelled operation finishes at once,
         /// whatever its dependencies. Before the fix, `run` returned, the cancelled dependent
         /// was freed, and its dependency crashed the process when it finished (SIGSEGV on
