@@ -220,11 +220,14 @@ for (index, coordination) in coordinations.enumerated() {
 // size, as the cost per operation of the large size over that of the small one (1.00× means
 // flat). Every round runs the same total number of operations at each size (for example 40
 // runs of 1,000 and one run of 40,000), interleaved, and the ratio is the median of the
-// rounds' ratios. The operations are empty BlockOperations on a fresh queue; what grows is
-// only the awaiting.
+// rounds' ratios. The operations are empty BlockOperations on a fresh queue.
 //  - `await queue.run(operations)`: one call awaits them all.
 //  - `await operation.untilFinished()` from that many tasks at once: the operations wait in a
 //    suspended queue until every task has begun its call, so all the awaits overlap.
+// A first row measures the same operations run with `waitUntilFinished`, no awaiting: on Linux
+// Foundation's own cost per operation grows with N too (1.6–2× from 1,000 to 40,000 on a
+// 2-core machine), so the last line compares run(_:) with it, round by round: the awaiting's
+// own share.
 
 /// Runs `body` in a detached task and blocks this (main) thread until it returns; seconds taken.
 func timeAsync(_ body: @escaping @Sendable () async -> Void) -> Double {
@@ -275,7 +278,18 @@ struct Scaling {
     let measure: (Int) -> Double
 }
 
+/// Seconds for a queue to run `count` operations while this thread blocks: Foundation's own
+/// cost at that size, without any awaiting.
+func measureBlocking(count: Int) -> Double {
+    let operations = (0..<count).map { _ in BlockOperation {} }
+    let queue = OperationQueue()
+    let start = DispatchTime.now()
+    queue.addOperations(operations, waitUntilFinished: true)
+    return Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+}
+
 let scalings = [
+    Scaling(name: "(no awaiting: waitUntilFinished)", small: 1_000, large: 40_000, measure: measureBlocking),
     Scaling(name: "one run(_:) of N operations", small: 1_000, large: 40_000, measure: measureRun),
     Scaling(name: "N concurrent untilFinished()", small: 500, large: 5_000, measure: measureConcurrentAwaits),
 ]
@@ -283,21 +297,32 @@ let scalingRounds = 7
 print("")
 print("awaiting (chapter 5): cost per operation at N = large vs N = small, \(scalingRounds) rounds")
 print("shape                              small  µs/op    large  µs/op   large/small (middle half)")
-for scaling in scalings {
-    _ = scaling.measure(scaling.small)  // warm-up
-    var smallSamples: [Double] = []  // seconds per operation
-    var largeSamples: [Double] = []
-    for _ in 0..<scalingRounds {
+var smallSamples = Array(repeating: [Double](), count: scalings.count)  // seconds per operation
+var largeSamples = Array(repeating: [Double](), count: scalings.count)
+for scaling in scalings { _ = scaling.measure(scaling.small) }  // warm-up
+for _ in 0..<scalingRounds {
+    for (index, scaling) in scalings.enumerated() {  // interleaved, as above
         var small = 0.0
         for _ in 0..<(scaling.large / scaling.small) { small += scaling.measure(scaling.small) }
-        smallSamples.append(small / Double(scaling.large))
-        largeSamples.append(scaling.measure(scaling.large) / Double(scaling.large))
+        smallSamples[index].append(small / Double(scaling.large))
+        largeSamples[index].append(scaling.measure(scaling.large) / Double(scaling.large))
     }
-    let ratios = zip(largeSamples, smallSamples).map { $0 / $1 }
+}
+for (index, scaling) in scalings.enumerated() {
+    let ratios = zip(largeSamples[index], smallSamples[index]).map { $0 / $1 }
     print(
         scaling.name.padding(toLength: 32, withPad: " ", startingAt: 0),
-        String(format: "%7d %6.2f", scaling.small, median(smallSamples) * 1e6),
-        String(format: "%8d %6.2f", scaling.large, median(largeSamples) * 1e6),
+        String(format: "%7d %6.2f", scaling.small, median(smallSamples[index]) * 1e6),
+        String(format: "%8d %6.2f", scaling.large, median(largeSamples[index]) * 1e6),
         String(
             format: "   %.2f×  (%.2f–%.2f)", median(ratios), quantile(ratios, 0.25), quantile(ratios, 0.75)))
 }
+// The awaiting's own share: run(_:) against waitUntilFinished on the same operations, per round.
+let runOverBlocking = (
+    small: zip(smallSamples[1], smallSamples[0]).map { $0 / $1 },
+    large: zip(largeSamples[1], largeSamples[0]).map { $0 / $1 }
+)
+print(
+    String(
+        format: "run(_:) costs %.2f× waitUntilFinished at %d operations, %.2f× at %d",
+        median(runOverBlocking.small), scalings[1].small, median(runOverBlocking.large), scalings[1].large))
