@@ -25,11 +25,12 @@ import TestSupport
 /// a queue with a barrier block (`drained`) is safe (chapter 3's README).
 ///
 /// What it checks, for every operation: its completion block ran exactly once; when it ran,
-/// the operation was finished and not executing, and not cancelled with a success; every
-/// queue drained; every awaiting task returned; its work ran once (a chained operation's only
-/// if its upstream gave it an input), or never if it was cancelled before it was added, and
-/// only after all its dependencies had finished; a result operation has a result, the one its
-/// fate allows, set by at most one `finish(with:)`; once everything is done, it was freed.
+/// the operation was finished and not executing (and, with `checksCancelledWithASuccess`, not
+/// cancelled beside a success); every queue drained; every awaiting task returned; its work
+/// ran once (a chained operation's only if its upstream gave it an input), or never if it was
+/// cancelled before it was added, and only after all its dependencies had finished; a result
+/// operation has a result, the one its fate allows, set by at most one `finish(with:)`; once
+/// everything is done, it was freed.
 /// (A second "isFinished" announcement for an operation Foundation already finished is
 /// ignored on Linux, so only one that lands while the operation is pending shows here, as a
 /// second completion; chapter 4's `CompletionOperationTests.callbackTwice` counts the
