@@ -1,3 +1,4 @@
+import AsyncOperations
 import Foundation
 
 // Awaiting operations from async code, without blocking a thread.
@@ -6,8 +7,16 @@ import Foundation
 // `addOperations(_:waitUntilFinished:)` are unavailable from async code in Swift 6, and for
 // a good reason: they block the calling thread, and in async code that is one of the few
 // threads of the cooperative pool (chapter 5's README measures the stall). These functions
-// suspend instead: a dependent observer operation resumes the awaiting task once every
-// operation has finished.
+// suspend instead: observer operations that depend on the awaited operations resume the
+// awaiting task once every one of them has finished.
+//
+// The only portable way to learn that an operation finished is to depend on it: the
+// dependent becomes ready, and a queue starts it. Done naively, that costs the square of the
+// number of operations on Linux, twice over:
+// - `addDependency` first searches the dependencies already added, so one observer of N
+//   operations costs N² comparisons: here an observer watches at most `operationsPerObserver`.
+// - A queue looks at every operation waiting in it each time it starts one, so N observers
+//   waiting in one shared queue cost N² looks: here each observer waits in a queue of its own.
 
 extension Operation {
     /// Suspends until this operation has finished (the queue has learned it, so its
@@ -26,12 +35,10 @@ extension Operation {
     static func untilFinished(_ operations: [Operation], adding queue: OperationQueue?) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let observer = BlockOperation { continuation.resume() }
-                for operation in operations { observer.addDependency(operation) }
+                // The observers depend on the operations before the queue may run them.
+                observe(operations) { continuation.resume() }
                 // A closure, not async code: adding without waiting is allowed here.
                 queue?.addOperations(operations, waitUntilFinished: false)
-                // On a queue of its own, so that a suspended or busy `queue` cannot hold it up.
-                observerQueue.addOperation(observer)
             }
         } onCancel: {
             for operation in operations { operation.cancel() }
@@ -39,12 +46,67 @@ extension Operation {
     }
 }
 
-/// Runs the observers; it never runs anyone's work.
-private let observerQueue: OperationQueue = {
+/// How many operations one observer depends on: enough that the observers' own cost is
+/// small beside the operations', few enough that `addDependency`'s search stays short.
+private let operationsPerObserver = 64
+
+/// Calls `body` once every operation of `operations` has finished (at once if there are none),
+/// from observers that each depend on up to `operationsPerObserver` of them.
+private func observe(_ operations: [Operation], then body: @escaping @Sendable () -> Void) {
+    guard !operations.isEmpty else { return body() }
+    let groups = stride(from: 0, to: operations.count, by: operationsPerObserver).map { start in
+        Array(operations[start..<min(start + operationsPerObserver, operations.count)])
+    }
+    let remaining = Locked(groups.count)
+    for group in groups {
+        runAlone(after: group) {
+            keepCancelledOperationsUntilTheirDependenciesFinish(group)
+            let last = remaining.withLock { remaining in
+                remaining -= 1
+                return remaining == 0
+            }
+            if last { body() }
+        }
+    }
+}
+
+/// Runs `body` once every operation of `operations` has finished, in a `BlockOperation` that
+/// depends on them and waits in a queue of its own. A queue (on Linux) looks at every
+/// operation waiting in it each time it starts one; alone, the observer costs the same
+/// however many others wait.
+private func runAlone(after operations: [Operation], _ body: @escaping @Sendable () -> Void) {
     let queue = OperationQueue()
-    queue.name = "AsyncOperationsPlayground.observers"
-    return queue
-}()
+    queue.name = "AsyncOperationsPlayground.observer"
+    let observer = BlockOperation {
+        body()
+        // Nobody else keeps the queue: it must not go before its operation has run.
+        withExtendedLifetime(queue) {}
+    }
+    for operation in operations { observer.addDependency(operation) }
+    queue.addOperation(observer)
+    // Linux: if an operation finishes while `addDependency` runs, the queue can keep a stale
+    // "not ready" for the observer, and correct it only when it next looks for work — which
+    // this queue, with nothing else in it, would never do (the benchmark's 5,000 concurrent
+    // awaits once hung so). Make it look once more; on a queue that is not suspended, this
+    // changes nothing else.
+    queue.isSuspended = false
+}
+
+/// Foundation holds the operations that depend on an operation as unretained pointers. A
+/// cancelled operation is ready at once, whatever its dependencies: it finishes, the awaiting
+/// task returns and drops it — and when one of its dependencies finishes later, Foundation
+/// follows the dangling pointer and the process crashes (chapter 5's README). So a cancelled
+/// operation is kept alive until each of its dependencies has finished by Foundation's own
+/// measure: a keeper that depends on them becomes ready only once each of them has
+/// updated its dependents. (`isFinished` is not that measure: it turns true before
+/// Foundation walks the dependents.)
+private func keepCancelledOperationsUntilTheirDependenciesFinish(_ operations: [Operation]) {
+    for operation in operations where operation.isCancelled {
+        let dependencies = operation.dependencies
+        guard !dependencies.isEmpty else { continue }
+        runAlone(after: dependencies) { withExtendedLifetime(operation) {} }
+    }
+}
 
 extension OperationQueue {
     /// Adds `operation` and suspends until it has finished. Cancelling the awaiting task

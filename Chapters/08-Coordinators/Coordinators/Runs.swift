@@ -19,7 +19,8 @@ typealias Step = @Sendable (_ index: Int, _ completion: @escaping StepCompletion
 /// the next step from inside that completion would nest one call deeper per step, and a long
 /// list of steps that complete at once would overflow the stack. So a completion that arrives
 /// while its step is still being started only leaves a note, and the loop in `drive()` starts
-/// the next step; a later completion drives on itself.
+/// the next step; a later completion drives on itself. The last step's completion has nothing
+/// to start: it calls `completion` itself, on its own thread.
 final class SerialRun: @unchecked Sendable {
     // @unchecked Sendable: `count`, `step` and `completion` are constants; every `var` is
     // read and written only while holding `lock`.
@@ -52,7 +53,7 @@ final class SerialRun: @unchecked Sendable {
     private func drive() {
         while true {
             lock.lock()
-            guard next < count else {
+            guard next < count else {  // only a run of no steps gets here: the last step completes itself
                 let errors = self.errors
                 lock.unlock()
                 completion(errors)
@@ -83,6 +84,15 @@ final class SerialRun: @unchecked Sendable {
         }
         awaited = nil
         if let error { errors.append(error) }
+        if next == count {
+            // The last step: nothing is left to start, so there is no stack to grow. Complete
+            // here, on the thread that delivered this completion, as `Coordinator` promises —
+            // also when it arrives while drive() is still inside the step's perform.
+            let errors = self.errors
+            lock.unlock()
+            completion(errors)
+            return
+        }
         if starting {
             completedWhileStarting = true  // drive() is still in the step's perform; it goes on
             lock.unlock()

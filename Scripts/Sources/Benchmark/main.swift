@@ -215,3 +215,114 @@ for (index, coordination) in coordinations.enumerated() {
         String(format: "%6.3f", seconds / Double(operationCount) * 1e6),
         String(format: "  %.2f×", seconds / queueBaseline))
 }
+
+// Chapter 5: awaiting operations must scale linearly. Two shapes, each at a small and a large
+// size, as the cost per operation of the large size over that of the small one (1.00× means
+// flat). Every round runs the same total number of operations at each size (for example 40
+// runs of 1,000 and one run of 40,000), interleaved, and the ratio is the median of the
+// rounds' ratios. The operations are empty BlockOperations on a fresh queue.
+//  - `await queue.run(operations)`: one call awaits them all.
+//  - `await operation.untilFinished()` from that many tasks at once: the operations wait in a
+//    suspended queue until every task has begun its call, so all the awaits overlap.
+// A first row measures the same operations run with `waitUntilFinished`, no awaiting: on Linux
+// Foundation's own cost per operation grows with N too (1.6–2× from 1,000 to 40,000 on a
+// 2-core machine), so the last line compares run(_:) with it, round by round: the awaiting's
+// own share.
+
+/// Runs `body` in a detached task and blocks this (main) thread until it returns; seconds taken.
+func timeAsync(_ body: @escaping @Sendable () async -> Void) -> Double {
+    let done = DispatchSemaphore(value: 0)
+    let start = DispatchTime.now()
+    Task.detached {
+        await body()
+        done.signal()
+    }
+    done.wait()
+    return Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+}
+
+/// Seconds for one `run` of `count` operations.
+func measureRun(count: Int) -> Double {
+    let operations = (0..<count).map { _ in BlockOperation {} }
+    let queue = OperationQueue()
+    return timeAsync { await queue.run(operations) }
+}
+
+/// Seconds for `count` tasks that each await one operation's `untilFinished()` at the same time.
+func measureConcurrentAwaits(count: Int) -> Double {
+    let operations = (0..<count).map { _ in BlockOperation {} }
+    let queue = OperationQueue()
+    queue.isSuspended = true
+    for operation in operations { queue.addOperation(operation) }
+    let begun = Locked(0)
+    return timeAsync {
+        await withTaskGroup(of: Void.self) { group in
+            for operation in operations {
+                group.addTask {
+                    let all = begun.withLock { begun in
+                        begun += 1
+                        return begun == count
+                    }
+                    if all { queue.isSuspended = false }
+                    await operation.untilFinished()
+                }
+            }
+        }
+    }
+}
+
+struct Scaling {
+    let name: String
+    let small: Int
+    let large: Int
+    let measure: (Int) -> Double
+}
+
+/// Seconds for a queue to run `count` operations while this thread blocks: Foundation's own
+/// cost at that size, without any awaiting.
+func measureBlocking(count: Int) -> Double {
+    let operations = (0..<count).map { _ in BlockOperation {} }
+    let queue = OperationQueue()
+    let start = DispatchTime.now()
+    queue.addOperations(operations, waitUntilFinished: true)
+    return Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+}
+
+let scalings = [
+    Scaling(name: "(no awaiting: waitUntilFinished)", small: 1_000, large: 40_000, measure: measureBlocking),
+    Scaling(name: "one run(_:) of N operations", small: 1_000, large: 40_000, measure: measureRun),
+    Scaling(name: "N concurrent untilFinished()", small: 500, large: 5_000, measure: measureConcurrentAwaits),
+]
+let scalingRounds = 7
+print("")
+print("awaiting (chapter 5): cost per operation at N = large vs N = small, \(scalingRounds) rounds")
+print("shape                              small  µs/op    large  µs/op   large/small (middle half)")
+var smallSamples = Array(repeating: [Double](), count: scalings.count)  // seconds per operation
+var largeSamples = Array(repeating: [Double](), count: scalings.count)
+for scaling in scalings { _ = scaling.measure(scaling.small) }  // warm-up
+for _ in 0..<scalingRounds {
+    for (index, scaling) in scalings.enumerated() {  // interleaved, as above
+        var small = 0.0
+        for _ in 0..<(scaling.large / scaling.small) { small += scaling.measure(scaling.small) }
+        smallSamples[index].append(small / Double(scaling.large))
+        largeSamples[index].append(scaling.measure(scaling.large) / Double(scaling.large))
+    }
+}
+for (index, scaling) in scalings.enumerated() {
+    let ratios = zip(largeSamples[index], smallSamples[index]).map { $0 / $1 }
+    print(
+        scaling.name.padding(toLength: 32, withPad: " ", startingAt: 0),
+        String(format: "%7d %6.2f", scaling.small, median(smallSamples[index]) * 1e6),
+        String(format: "%8d %6.2f", scaling.large, median(largeSamples[index]) * 1e6),
+        String(
+            format: "   %.2f×  (%.2f–%.2f)", median(ratios), quantile(ratios, 0.25), quantile(ratios, 0.75)))
+}
+// The awaiting's own share: run(_:) against waitUntilFinished on the same operations, per round.
+let runOverBlocking = (
+    small: zip(smallSamples[1], smallSamples[0]).map { $0 / $1 },
+    large: zip(largeSamples[1], largeSamples[0]).map { $0 / $1 }
+)
+print(
+    String(
+        format: "run(_:) costs %.2f× waitUntilFinished at %d operations, %.2f× at %d",
+        median(runOverBlocking.small), scalings[1].small, median(runOverBlocking.large), scalings[1].large))

@@ -62,6 +62,26 @@ struct Chapter8CoordinatorTests {
         }
     }
 
+    @Test(
+        "the completion runs on the thread that delivered the last operation's completion, also while perform still runs",
+        arguments: serialCoordinators + concurrentCoordinators)
+    func completionThread(coordinator: any Coordinator) async {
+        let operations = (0..<3).map { DeliversOnItsOwnThread(id: $0) }
+        let completedOn = Locked<[Int?]>([])  // the ids of the operations that delivered the calls
+        let completed = Flag()
+        // Each operation's `perform` blocks until its completion was delivered: not on the
+        // cooperative pool, then.
+        let performReturned = await blockingCall {
+            coordinator.perform(operations: operations) { _ in
+                completedOn.withLock { $0.append(DeliversOnItsOwnThread.deliveringOperation) }
+                completed.raise()
+            }
+        }
+        #expect(performReturned)
+        #expect(await completed.wait())
+        #expect(completedOn.withLock { $0 } == [2], "\(coordinator)")
+    }
+
     @Test("an empty list completes exactly once, with no errors, before perform returns")
     func emptyList() {
         for coordinator in serialCoordinators + concurrentCoordinators {

@@ -84,6 +84,32 @@ struct TestOperation: CoordinatedOperation {
     }
 }
 
+/// Calls its completion from a thread of its own, marked with its id (`deliveringOperation`),
+/// and returns from `perform` only once that call has returned: the completion arrives on
+/// another thread while the coordinator is still inside `perform`.
+struct DeliversOnItsOwnThread: CoordinatedOperation {
+    let id: Int
+
+    func perform(completion: @escaping @Sendable ((any Error)?) -> Void) {
+        let delivered = DispatchSemaphore(value: 0)
+        Thread.detachNewThread { [id] in
+            // Not the thread's name: on Linux it can only be set from the thread itself.
+            Thread.current.threadDictionary[Self.key] = id
+            completion(nil)
+            delivered.signal()
+        }
+        // A synchronous function, called from a thread of the test's own (`blockingCall`).
+        _ = delivered.wait(timeout: .now() + 10)
+    }
+
+    private static let key = "DeliversOnItsOwnThread"
+
+    /// The id of the operation whose thread this is; nil on any other thread.
+    static var deliveringOperation: Int? {
+        Thread.current.threadDictionary[key] as? Int
+    }
+}
+
 /// Records every call of a coordinator's (or collection operation's) completion.
 final class CompletionRecorder: Sendable {
     private let calls = Locked<[[any Error]]>([])
