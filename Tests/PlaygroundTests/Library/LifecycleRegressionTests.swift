@@ -137,7 +137,12 @@ struct LifetimeRegressionTests {
         /// Foundation's own hazard, shown with plain `BlockOperation`s: a cancelled dependent
         /// finishes at once, and is freed while its dependency still runs.
         #if os(Linux)
-            @Test("plain BlockOperations: a cancelled dependent freed before its dependency finishes crashes (Linux)")
+            /// Not under ThreadSanitizer: its allocator does not hand freed memory out again
+            /// soon, so the dangling pointer still leads to the old operation and nothing
+            /// crashes. (AddressSanitizer reports the use after free.)
+            @Test(
+                "plain BlockOperations: a cancelled dependent freed before its dependency finishes crashes (Linux)",
+                .disabled(if: runsUnderThreadSanitizer, "ThreadSanitizer's allocator hides the use after free"))
             func blockOperationsCrash() async {
                 await #expect(processExitsWith: .failure) {
                     freeCancelledDependents(rounds: 50) { BlockOperation {} }
@@ -175,6 +180,11 @@ struct LifetimeRegressionTests {
             }
         }
     }
+
+    #if os(Linux)
+        /// True when the test runner was built with ThreadSanitizer (its runtime is linked in).
+        private let runsUnderThreadSanitizer = dlsym(nil, "__tsan_init") != nil
+    #endif
 
     /// Adds a dependency that runs until released and a cancelled dependent, lets the queue
     /// finish the dependent and drop it, then lets the dependency finish. `rounds` times.
