@@ -184,11 +184,16 @@ open class AsyncOperation: Operation, @unchecked Sendable {
     /// Keeps this (cancelled, finishing) operation alive until every dependency has finished:
     /// each of them holds it unretained until then. A lifeline operation that depends on them
     /// holds it, and its queue holds the lifeline.
+    ///
+    /// Every dependency, not only those whose `isFinished` is still false: a dependency
+    /// reports finished a moment before Foundation has gone through its dependents, and
+    /// `addDependency` waits for that (on Linux it takes the dependency's lock, which is held
+    /// meanwhile). A dependency that is long finished just makes the lifeline ready at once.
     private func keepAliveUntilDependenciesFinish() {
-        let running = dependencies.filter { !$0.isFinished }
-        guard !running.isEmpty else { return }
+        let dependencies = self.dependencies
+        guard !dependencies.isEmpty else { return }
         let lifeline = BlockOperation { withExtendedLifetime(self) {} }
-        for dependency in running { lifeline.addDependency(dependency) }
+        for dependency in dependencies { lifeline.addDependency(dependency) }
         lifelineQueue.addOperation(lifeline)
     }
 }
