@@ -183,24 +183,28 @@ open class AsyncOperation: Operation, @unchecked Sendable {
 
     /// Keeps this (cancelled, finishing) operation alive until every dependency has finished:
     /// each of them holds it unretained until then. A lifeline operation that depends on them
-    /// holds it, and its queue holds the lifeline.
+    /// holds it, and a queue of its own holds the lifeline.
     ///
     /// Every dependency, not only those whose `isFinished` is still false: a dependency
     /// reports finished a moment before Foundation has gone through its dependents, and
     /// `addDependency` waits for that (on Linux it takes the dependency's lock, which is held
     /// meanwhile). A dependency that is long finished just makes the lifeline ready at once.
+    /// A queue per lifeline, because a queue (on Linux) looks at every operation waiting in it
+    /// each time it starts one: thousands of lifelines in one queue would cost the square.
     private func keepAliveUntilDependenciesFinish() {
         let dependencies = self.dependencies
         guard !dependencies.isEmpty else { return }
-        let lifeline = BlockOperation { withExtendedLifetime(self) {} }
+        let queue = OperationQueue()
+        queue.name = "AsyncOperationsPlayground.lifeline"
+        let lifeline = BlockOperation {
+            withExtendedLifetime(self) {}
+            withExtendedLifetime(queue) {}  // nobody else keeps the queue
+        }
         for dependency in dependencies { lifeline.addDependency(dependency) }
-        lifelineQueue.addOperation(lifeline)
+        queue.addOperation(lifeline)
+        // Linux: a dependency that finishes while `addDependency` runs can leave the queue
+        // with a stale "not ready" that it corrects only when it next looks for work; with
+        // nothing else in it, make it look once more.
+        queue.isSuspended = false
     }
 }
-
-/// Runs the lifelines of cancelled operations whose dependencies still run; never any work.
-private let lifelineQueue: OperationQueue = {
-    let queue = OperationQueue()
-    queue.name = "AsyncOperationsPlayground.lifelines"
-    return queue
-}()
