@@ -34,8 +34,9 @@ public final class LocalUploadTask: Sendable {
 
     private let chunkCount: Int
     private let pace: DispatchTimeInterval
-    private let onChunkSent: @Sendable (Int) -> Void
-    private let completion: @Sendable (UploadOutcome) -> Void
+    /// Released once the outcome is reported: they usually hold whoever started the upload.
+    private let callbacks: Locked<Callbacks?>
+    private typealias Callbacks = (onChunkSent: @Sendable (Int) -> Void, completion: @Sendable (UploadOutcome) -> Void)
     private let queue = DispatchQueue(label: "LocalUploadTask")
     private let progress = Locked(Progress())
 
@@ -53,8 +54,7 @@ public final class LocalUploadTask: Sendable {
     ) {
         self.chunkCount = chunkCount
         self.pace = pace
-        self.onChunkSent = onChunkSent
-        self.completion = completion
+        self.callbacks = Locked((onChunkSent, completion))
     }
 
     public func resume() {
@@ -85,10 +85,14 @@ public final class LocalUploadTask: Sendable {
         case .nothing:
             break
         case .sent(let sent):
-            onChunkSent(sent)
+            callbacks.withLock { $0?.onChunkSent }?(sent)
             queue.asyncAfter(deadline: .now() + pace) { self.step() }
         case .ended(let outcome):
-            completion(outcome)
+            let completion = callbacks.withLock { callbacks in
+                defer { callbacks = nil }
+                return callbacks?.completion
+            }
+            completion?(outcome)
         }
     }
 }

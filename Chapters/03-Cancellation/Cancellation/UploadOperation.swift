@@ -4,8 +4,7 @@ import Dispatch
 /// Chapter 3's example: an operation that uploads a file with an upload task it keeps, so
 /// that `cancel()` can stop the upload that is actually running.
 public final class UploadOperation: AsyncOperation, @unchecked Sendable {
-    // @unchecked Sendable: the mutable state, `task` and `result`, is `Locked`; the rest is
-    // `let`.
+    // @unchecked Sendable: the mutable state, `result`, is `Locked`; the rest is `let`.
     public struct Progress: Sendable {
         public let sent: Int
         public let total: Int
@@ -14,7 +13,6 @@ public final class UploadOperation: AsyncOperation, @unchecked Sendable {
     private let chunkCount: Int
     private let pace: DispatchTimeInterval
     private let onProgress: @Sendable (Progress, UploadOperation) -> Void
-    private let task = Locked<LocalUploadTask?>(nil)
     private let result = Locked<UploadOutcome?>(nil)
 
     /// - Parameters:
@@ -45,16 +43,10 @@ public final class UploadOperation: AsyncOperation, @unchecked Sendable {
                 self.finish()  // the operation ends when the upload has really stopped
             }
         )
-        task.withLock { $0 = upload }
-        // A cancel() that arrived after start() checked isCancelled, but before the task was
-        // stored, found no task to cancel: catch up now.
-        if isCancelled { upload.cancel() }
+        // Runs once, when the operation is cancelled — at once if a cancel() came before
+        // the upload existed. The upload then reports .cancelled, and the operation finishes.
+        onCancel { upload.cancel() }
         upload.resume()
-    }
-
-    public override func cancel() {
-        super.cancel()
-        task.withLock { $0 }?.cancel()
     }
 }
 

@@ -15,15 +15,28 @@ open class CompletionOperation: AsyncOperation, @unchecked Sendable {
     /// written.
     public typealias Work = @Sendable (_ complete: @escaping @Sendable () -> Void) -> Void
 
-    private let work: Work
+    /// Work that can be stopped: besides `complete`, it gets `onCancel`, with which it
+    /// registers what stops it (cancel a request, a timer). The handler runs once, when the
+    /// operation is cancelled — at once if it already is; the work still calls `complete`.
+    public typealias StoppableWork =
+        @Sendable (
+            _ complete: @escaping @Sendable () -> Void,
+            _ onCancel: @escaping @Sendable (_ stop: @escaping @Sendable () -> Void) -> Void
+        ) -> Void
+
+    private let work: StoppableWork
 
     public init(_ work: @escaping Work) {
+        self.work = { complete, _ in work(complete) }
+    }
+
+    public init(stoppable work: @escaping StoppableWork) {
         self.work = work
     }
 
     open override func main() {
         // The callback keeps the operation alive until the work calls it; finish() is
         // idempotent, so a callback called twice finishes once.
-        work { self.finish() }
+        work({ self.finish() }, { stop in self.onCancel(stop) })
     }
 }

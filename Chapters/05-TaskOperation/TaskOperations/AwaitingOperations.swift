@@ -122,11 +122,17 @@ extension OperationQueue {
     }
 
     /// Adds `operation`, suspends until it has finished, and returns its value or throws its
-    /// error — `CancellationError` if it was cancelled, also by cancelling the awaiting task.
-    public func value<Success>(of operation: TaskOperation<Success>) async throws -> Success {
+    /// error — a `TaskOperation`, an `AsyncResultOperation`, any `ResultProducing` operation.
+    ///
+    /// Cancelling the awaiting task cancels the operation, as it cancels a child task: the
+    /// awaiting task added the operation, so it owns it. The operation then ends with its
+    /// cancellation's failure (`CancellationError` for a `TaskOperation`), which is thrown.
+    public func value<Producer: ResultProducing>(of operation: Producer) async throws(Producer.Failure)
+        -> Producer.Success
+    {
         await run(operation)
         guard let result = operation.result else {
-            // Cannot happen: a finished TaskOperation always has a result.
+            // The protocol's promise, which the package's operations keep: finished means a result.
             preconditionFailure("\(operation) finished without a result")
         }
         return try result.get()

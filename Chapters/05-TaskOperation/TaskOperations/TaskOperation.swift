@@ -10,16 +10,19 @@ import Foundation
 /// - `cancel()` reaches the running task (`Task.isCancelled`, `CancellationError` from
 ///   `Task.sleep` and friends). A cancelled operation's result is `.failure(CancellationError())`,
 ///   whatever the closure returned; cancelled before it started, it never runs the closure.
+///   A `cancel()` that comes once the task has ended changes nothing: the result stands.
+/// - Only the task finishes it: `finish()` traps, because the operation owes a result.
 /// - A closure that does not throw, or does not await, fits the same initialiser.
-public final class TaskOperation<Success: Sendable>: AsyncOperation, @unchecked Sendable {
-    // @unchecked Sendable: `priority` and `work` are constants; `task` and `outcome` are only
-    // read or written under `shared`'s lock; the rest is the thread-safe superclass.
+public final class TaskOperation<Success: Sendable>: AsyncOperation, ResultProducing, @unchecked Sendable {
+    // @unchecked Sendable: `priority` and `work` are constants; `outcome` is a Locked; the
+    // rest is the thread-safe superclass.
 
     public typealias Work = @Sendable () async throws -> Success
 
     private let priority: TaskPriority?
     private let work: Work
-    private let shared = Locked<(task: Task<Void, Never>?, outcome: Result<Success, any Error>?)>((nil, nil))
+    /// What the task returned (`pending`), then the result (`final`).
+    private let outcome = Locked<(pending: Result<Success, any Error>?, final: Result<Success, any Error>?)>((nil, nil))
 
     /// - Parameters:
     ///   - priority: the priority of the task that runs `work`.
@@ -31,44 +34,35 @@ public final class TaskOperation<Success: Sendable>: AsyncOperation, @unchecked 
 
     /// The outcome once the operation has finished; nil before.
     public var result: Result<Success, any Error>? {
-        shared.withLock { $0.outcome }
-    }
-
-    public override func cancelledBeforeStart() {
-        // The base finishes without main(): the result is set here, before the queue learns
-        // that the operation finished.
-        record(.failure(CancellationError()))
+        outcome.withLock { $0.final }
     }
 
     public override func main() {
         let task = Task(priority: priority) { [work] in
-            let outcome: Result<Success, any Error>
+            let result: Result<Success, any Error>
             do {
-                outcome = .success(try await work())
+                result = .success(try await work())
             } catch {
-                outcome = .failure(error)
+                result = .failure(error)
             }
-            self.record(outcome)
-            self.finish()
+            self.outcome.withLock { $0.pending = result }
+            super.finish()  // the base's finish: ours traps
         }
-        shared.withLock { $0.task = task }
-        // A cancel() that came after start() checked isCancelled, but before the task was
-        // stored, found no task to cancel: catch up now.
-        if isCancelled { task.cancel() }
+        onCancel { task.cancel() }
     }
 
-    public override func cancel() {
-        super.cancel()
-        shared.withLock { $0.task }?.cancel()
+    /// Records the result just before the queue learns "finished": `isCancelled` is final
+    /// by now, so the result cannot contradict it.
+    public override func willFinish() {
+        let cancelled = isCancelled
+        outcome.withLock { outcome in
+            outcome.final = cancelled ? .failure(CancellationError()) : outcome.pending
+        }
     }
 
-    /// Keeps `outcome`, or a `CancellationError` if the operation was cancelled.
-    private func record(_ outcome: Result<Success, any Error>) {
-        let outcome = isCancelled ? .failure(CancellationError()) : outcome
-        shared.withLock {
-            $0.outcome = outcome
-            $0.task = nil  // the task holds this operation; do not hold it back
-        }
+    /// Traps: only the operation's task finishes it, with the task's result.
+    public override func finish() {
+        preconditionFailure("\(type(of: self)) finishes when its task ends; finish() would leave it without a result")
     }
 }
 

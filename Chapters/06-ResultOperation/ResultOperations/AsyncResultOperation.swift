@@ -12,8 +12,8 @@ public protocol CancellableFailure: Error {
 /// An asynchronous operation that ends with a typed `Result` on every path.
 ///
 /// Subclasses override `main()`, start their work, and call `finish(with:)`. To stop that
-/// work when cancelled, they override `cancel(with:)` (which plain `cancel()` calls too),
-/// call `super.cancel(with:)` and stop the work; the work then calls `finish(with:)` as usual.
+/// work when cancelled, they register a handler with `onCancel(_:)` in `main()`, which stops
+/// the work and may call `finish(with:)` itself.
 ///
 /// The rules:
 /// - **A result on every path.** Cancelled before it starts: the result is the
@@ -21,16 +21,19 @@ public protocol CancellableFailure: Error {
 ///   the cancellation's failure, whatever the work passed. Finished: the work's result.
 /// - **Set once.** The first `finish(with:)` decides; later calls are ignored and return
 ///   false (a response racing a timeout is not a crash). The first cancellation's error
-///   decides too.
+///   decides too. A cancellation that comes once `finish(with:)` has begun finishing
+///   changes nothing: `isCancelled` stays false and the work's result stands.
 /// - **Plain `cancel()` works** (the queue calls it): it means `cancel(with: .cancelled)`.
 /// - **Plain `finish()` traps**: finishing without a result is a programming error, caught
 ///   on the spot.
 open class AsyncResultOperation<Success: Sendable, Failure: CancellableFailure>: AsyncOperation,
-    @unchecked Sendable
+    ResultProducing, @unchecked Sendable
 {
-    // @unchecked Sendable: `outcome` and `cancellation` are only touched under `shared`'s
-    // lock; the rest is the thread-safe superclass.
-    private let shared = Locked<(outcome: Result<Success, Failure>?, cancellation: Failure?)>((nil, nil))
+    // @unchecked Sendable: `pending`, `outcome` and `cancellation` are only touched under
+    // `shared`'s lock; the rest is the thread-safe superclass.
+    private let shared = Locked<
+        (pending: Result<Success, Failure>?, outcome: Result<Success, Failure>?, cancellation: Failure?)
+    >((nil, nil, nil))
 
     public override init() {}
 
@@ -39,20 +42,35 @@ open class AsyncResultOperation<Success: Sendable, Failure: CancellableFailure>:
         shared.withLock { $0.outcome }
     }
 
-    public final override func cancelledBeforeStart() {
-        // The base finishes without main(). Set the result first, so that whoever learns
-        // "finished" finds it.
-        _ = record(nil)
-    }
-
     /// Ends the operation with `result` — or with the cancellation's failure if it was
     /// cancelled. Returns false, and changes nothing, if the operation already had a result
     /// or is not executing (called before `start()`).
     @discardableResult
     public final func finish(with result: Result<Success, Failure>) -> Bool {
-        guard isExecuting, record(result) else { return false }
+        guard isExecuting else { return false }
+        let first = shared.withLock { state in
+            guard state.pending == nil else { return false }
+            state.pending = result
+            return true
+        }
+        guard first else { return false }
         super.finish()
         return true
+    }
+
+    /// Records the result just before the queue learns "finished": `isCancelled` is final
+    /// by now, so the result cannot contradict it.
+    public final override func willFinish() {
+        let cancelled = isCancelled
+        shared.withLock { state in
+            if cancelled {
+                state.outcome = .failure(state.cancellation ?? .cancelled)
+            } else if let pending = state.pending {
+                state.outcome = pending
+            } else {
+                preconditionFailure("\(type(of: self)) finished without a result")
+            }
+        }
     }
 
     /// Traps: an `AsyncResultOperation` finishes with a result. Call `finish(with:)`.
@@ -66,27 +84,11 @@ open class AsyncResultOperation<Success: Sendable, Failure: CancellableFailure>:
     }
 
     /// Cancels the operation; it will end with `.failure(error)`. Only the first
-    /// cancellation's error counts. Subclasses override it to stop their work, and call super.
-    open func cancel(with error: Failure) {
+    /// cancellation's error counts, and none once the operation is finishing.
+    public final func cancel(with error: Failure) {
         shared.withLock { state in
             if state.cancellation == nil { state.cancellation = error }
         }
         super.cancel()
-    }
-
-    /// Stores the outcome once: the cancellation's failure if there is one, else `result`.
-    /// Returns false if there already was an outcome.
-    private func record(_ result: Result<Success, Failure>?) -> Bool {
-        shared.withLock { state in
-            guard state.outcome == nil else { return false }
-            if let cancellation = state.cancellation {
-                state.outcome = .failure(cancellation)
-            } else if let result {
-                state.outcome = result
-            } else {
-                return false  // not cancelled and no result: nothing to record
-            }
-            return true
-        }
     }
 }

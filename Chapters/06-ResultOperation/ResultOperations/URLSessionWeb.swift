@@ -44,9 +44,9 @@ public struct URLSessionWeb: HeadRequester, PageFetcher {
     }
 }
 
-/// A `URLSessionTask` as a `CancellableRequest`.
-private struct SessionRequest: CancellableRequest, @unchecked Sendable {
-    // @unchecked Sendable: URLSessionTask is thread-safe; Linux's Foundation does not say so.
+/// A `URLSessionTask` as a `CancellableRequest`. Sendable without any promise of ours:
+/// Foundation declares `URLSessionTask` Sendable, on Linux as on Apple platforms.
+private struct SessionRequest: CancellableRequest {
     let task: URLSessionTask
 
     func cancel() { task.cancel() }

@@ -20,10 +20,9 @@ public enum UnfurlError: CancellableFailure, CustomStringConvertible {
 /// Finds where a short URL leads: asks for the headers of the short URL, and returns the URL
 /// that the request ended at, after its redirects.
 public final class UnfurlURLOperation: AsyncResultOperation<URL, UnfurlError>, @unchecked Sendable {
-    // @unchecked Sendable: constants only (`request` is thread-safe) on a thread-safe base.
+    // @unchecked Sendable: constants only, on a thread-safe base.
     public let shortURL: URL
     private let web: any HeadRequester
-    private let request = InFlightRequest()
 
     /// - Parameters:
     ///   - shortURL: the URL to unfurl.
@@ -41,12 +40,11 @@ public final class UnfurlURLOperation: AsyncResultOperation<URL, UnfurlError>, @
             case .failure(let error): self.finish(with: .failure(.underlying(error)))
             }
         }
-        if !request.hold(started) { finish(with: .failure(.cancelled)) }  // cancelled meanwhile
-    }
-
-    public override func cancel(with error: UnfurlError) {
-        super.cancel(with: error)
-        // The cancellation's own error wins over .cancelled: the result is set once.
-        if request.stop() { finish(with: .failure(.cancelled)) }
+        // Runs at once if a cancel() came before the request existed. The cancellation's own
+        // error wins over .cancelled: the base records it.
+        onCancel {
+            started.cancel()  // a cancelled request never answers: finish here
+            self.finish(with: .failure(.cancelled))
+        }
     }
 }

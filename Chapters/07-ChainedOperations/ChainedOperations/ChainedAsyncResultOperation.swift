@@ -2,18 +2,10 @@ import AsyncOperations
 import Foundation
 import ResultOperations
 
-/// An operation whose output a later operation can take as its input.
-public protocol OutputProviding<Output>: Operation {
-    associatedtype Output: Sendable
-    /// The output or the failure once the operation has finished; nil before.
-    var outputResult: Result<Output, any Error>? { get }
-}
-
-extension AsyncResultOperation: OutputProviding {
-    public var outputResult: Result<Success, any Error>? {
-        result?.mapError { $0 }
-    }
-}
+/// An operation whose output a later operation can take as its input: any operation that
+/// ends with a result — an `AsyncResultOperation` or a `TaskOperation` (`ResultProducing`,
+/// from AsyncOperations). Its `outputResult` is the result with the failure type erased.
+public typealias OutputProviding = ResultProducing
 
 /// An operation that takes its input from an `OutputProviding` operation.
 public protocol InputTaking<Input>: Operation {
@@ -22,12 +14,12 @@ public protocol InputTaking<Input>: Operation {
     func takeInput(from upstream: any OutputProviding<Input>)
 }
 
-extension OutputProviding {
+extension ResultProducing {
     /// Makes `next` take its input from this operation, and returns `next` — so that a chain
     /// reads in order and the compiler checks that each output type is the next input type:
     /// `unfurl.then(fetchTitle)`.
     @discardableResult
-    public func then<Next: InputTaking>(_ next: Next) -> Next where Next.Input == Output {
+    public func then<Next: InputTaking>(_ next: Next) -> Next where Next.Input == Success {
         next.takeInput(from: self)
         return next
     }
@@ -101,8 +93,10 @@ open class ChainedAsyncResultOperation<Input: Sendable, Output: Sendable, Failur
         preconditionFailure("\(type(of: self)) must override main(with:) and call finish(with:)")
     }
 
-    /// The input given at creation, or the upstream's output. Releases the upstream: a
-    /// finished chain keeps no operation alive.
+    /// The input given at creation, or the upstream's output. It lets go of `upstream`, which
+    /// is no longer needed; the upstream stays in `dependencies` (Foundation holds it there
+    /// strongly) as long as this operation lives. There is no cycle: an operation holds its
+    /// dependents unretained.
     private func resolveInput() -> Result<Input, InputProblem> {
         let (given, chosen) = source.withLock { source in
             defer { source.upstream = nil }

@@ -23,9 +23,8 @@ public enum FetchTitleError: ChainableFailure, CustomStringConvertible {
 public final class FetchTitleOperation: ChainedAsyncResultOperation<URL, String, FetchTitleError>,
     @unchecked Sendable
 {
-    // @unchecked Sendable: constants only (`request` is thread-safe) on a thread-safe base.
+    // @unchecked Sendable: constants only, on a thread-safe base.
     private let web: any PageFetcher
-    private let request = InFlightRequest()
 
     public init(url: URL? = nil, web: any PageFetcher) {
         self.web = web
@@ -39,13 +38,12 @@ public final class FetchTitleOperation: ChainedAsyncResultOperation<URL, String,
             case .failure(let error): self.finish(with: .failure(.underlying(error)))
             }
         }
-        if !request.hold(started) { finish(with: .failure(.cancelled)) }  // cancelled meanwhile
-    }
-
-    public override func cancel(with error: FetchTitleError) {
-        super.cancel(with: error)
-        // The cancellation's own error wins over .cancelled: the result is set once.
-        if request.stop() { finish(with: .failure(.cancelled)) }
+        // Runs at once if a cancel() came before the request existed. The cancellation's own
+        // error wins over .cancelled: the base records it.
+        onCancel {
+            started.cancel()  // a cancelled request never answers: finish here
+            self.finish(with: .failure(.cancelled))
+        }
     }
 
     /// The text between `<title>` and `</title>`, if there is one.

@@ -124,11 +124,12 @@ struct ResultOperationTests {
         }
     }
 
-    @Test("a cancel() that lands just after start() looked at isCancelled still ends with a result")
+    @Test("a cancel() that lands as start() begins still ends with a result")
     func cancelRacingStart() {
         // Found by the stress test: start() used to look at isCancelled, then the base looked
         // again, and a cancel() in between made the base finish without main() and without a
-        // result. Started by hand, outside a queue, so that no one else reads isCancelled.
+        // result. Now start() looks once, under its lock; this cancel lands just before.
+        // Started by hand, outside a queue, so that no one else reads isReady.
         let operation = CancelledWhileStarting()
         operation.start()
         #expect(operation.isFinished)
@@ -188,20 +189,20 @@ struct ResultOperationTests {
     }
 #endif
 
-/// Cancels itself right after its first `isCancelled` read, which still answers false: a
-/// `cancel()` from another thread that lands just after `start()` looked, made certain.
+/// Cancels itself right after its first `isReady` read, which `start()` makes as it begins:
+/// a `cancel()` from another thread that lands while `start()` runs, made certain.
 private final class CancelledWhileStarting: AsyncResultOperation<String, UnfurlError>, @unchecked Sendable {
     // @unchecked Sendable: `firstRead` is a Locked.
     private let firstRead = Locked(true)
 
-    override var isCancelled: Bool {
-        let cancelled = super.isCancelled
+    override var isReady: Bool {
+        let ready = super.isReady
         let isFirstRead = firstRead.withLock { first in
             defer { first = false }
             return first
         }
         if isFirstRead { cancel() }
-        return cancelled
+        return ready
     }
 
     override func main() { finish(with: .success("done")) }

@@ -1,0 +1,296 @@
+import AsyncOperations
+import Cancellation
+import ChainedOperations
+import Foundation
+import ResultOperations
+import TaskOperations
+import TestSupport
+import Testing
+
+// Regression tests for the library's lifecycle defects: each failed on the code before its
+// fix (the commit that fixes it says how). Crash scenarios run in a child process.
+
+private let shortURL = URL(string: "https://short.example/ops")!
+private let articleURL = URL(string: "https://www.example.com/article")!
+private let web = LocalWeb(redirects: [shortURL: articleURL], pages: [articleURL: "<title>Article</title>"])
+
+/// A base operation whose work the test finishes by hand.
+private final class ManualOperation: AsyncOperation, @unchecked Sendable {
+    // @unchecked Sendable: adds only a thread-safe counter to a thread-safe superclass.
+    let mainRuns = Counter()
+    override func main() { mainRuns.increment() }
+}
+
+/// A result operation whose work answers on `held`, once the test releases it.
+private final class HeldResultOperation: AsyncResultOperation<String, UnfurlError>, @unchecked Sendable {
+    // @unchecked Sendable: adds only `let` properties to a thread-safe superclass.
+    let held = HeldQueue()
+    let mainRuns = Counter()
+    override func main() {
+        mainRuns.increment()
+        held.queue.async { self.finish(with: .success("worked")) }
+    }
+}
+
+@Suite("The library's lifecycle: illegal orders of calls change nothing", .timeLimit(.minutes(1)))
+struct LifecycleRegressionTests {
+    @Test("start(); cancel(); start(): the second start() does nothing, and the work's result counts")
+    func secondStartAfterCancel() async {
+        let operation = HeldResultOperation()
+        operation.start()
+        operation.cancel()
+        operation.start()
+        operation.held.release()
+        #expect(await queueLearnsFinished(operation, within: 5), "the operation must finish")
+        #expect(operation.mainRuns.value == 1)
+        // Cancelled while it ran: the cancellation's failure, as for any other cancel.
+        #expect(operation.result?.failureDescription == "cancelled")
+    }
+
+    @Test("start(); cancel(); start() on the base: cancelledBeforeStart() is not called on a running operation")
+    func secondStartOnTheBase() {
+        let operation = CountingCancelledBeforeStart()
+        operation.start()
+        operation.cancel()
+        operation.start()
+        #expect(operation.hookCalls.value == 0)
+        #expect(operation.isExecuting)
+        operation.finish()
+        #expect(operation.isFinished && !operation.isExecuting)
+    }
+
+    #if os(Linux)
+        @Test("a subclass whose cancel() calls finish() between start()'s state change and main(): main() never runs")
+        func finishBeforeMain() {
+            let operation = CancelsAsItStarts()
+            operation.start()
+            #expect(operation.isFinished && operation.isCancelled)
+            #expect(operation.mainRuns.value == 0, "main() started work for a finished operation")
+        }
+    #endif
+
+    @Test("TaskOperation: 2,000 cancels racing the task's end never leave isCancelled with a .success")
+    func taskOperationCancelRace() async {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 4
+        let operations = (0..<2_000).map { _ in
+            // The closure sends the cancel off as it returns: it lands around "result recorded".
+            let target = Locked<Operation?>(nil)
+            let operation = TaskOperation { () -> String in
+                let operation = target.withLock { $0 }
+                DispatchQueue.global().async { operation?.cancel() }
+                return "done"
+            }
+            target.withLock { $0 = operation }
+            operation.completionBlock = { target.withLock { $0 = nil } }
+            return operation
+        }
+        queue.add(operations)
+        #expect(await drained(queue, within: 30))
+        let contradictions = operations.filter { $0.isCancelled && (try? $0.result?.get()) != nil }
+        #expect(contradictions.isEmpty, "\(contradictions.count) cancelled operations kept a .success")
+        #expect(operations.allSatisfy { $0.result != nil })
+    }
+
+    @Test("AsyncResultOperation: 1,000 cancels racing finish(with:) never leave isCancelled with a .success")
+    func resultOperationCancelRace() async {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 4
+        let operations = (0..<1_000).map { _ in FinishesRacingACancel() }
+        queue.add(operations)
+        #expect(await drained(queue, within: 30))
+        let contradictions = operations.filter { $0.isCancelled && $0.result?.value != nil }
+        #expect(contradictions.isEmpty, "\(contradictions.count) cancelled operations kept a .success")
+        #expect(operations.allSatisfy { $0.result != nil })
+    }
+
+    @Test("a cancel() after the operation finished changes nothing")
+    func cancelAfterFinish() async {
+        let operation = FinishesRacingACancel(cancelling: false)
+        #expect(await OperationQueue().runs(operation))
+        operation.cancel()
+        #expect(!operation.isCancelled)
+        #expect(operation.result?.value == "done")
+    }
+}
+
+@Suite("The library's lifetimes: every operation is freed once nothing but Foundation holds it")
+struct LifetimeRegressionTests {
+    @Test("an UploadOperation is freed after its upload, whether it ends or is cancelled", arguments: [false, true])
+    func uploadIsFreed(cancelling: Bool) async {
+        let reference = WeakReference()
+        do {
+            let upload = UploadOperation(chunkCount: 3, pace: .milliseconds(1)) { progress, operation in
+                if cancelling && progress.sent == 1 { operation.cancel() }
+            }
+            reference.object = upload
+            #expect(await OperationQueue().runs(upload))
+            #expect(upload.outcome == (cancelling ? .cancelled(afterChunks: 1) : .uploaded(chunks: 3)))
+        }
+        #expect(await reference.isFreed(), "the UploadOperation is still alive")
+    }
+}
+
+#if os(macOS) || os(Linux)
+    @Suite("The library's crashes, each in a child process")
+    struct CrashRegressionTests {
+        /// Foundation's own hazard, shown with plain `BlockOperation`s: a cancelled dependent
+        /// finishes at once, and is freed while its dependency still runs.
+        #if os(Linux)
+            /// Not under ThreadSanitizer: its allocator does not hand freed memory out again
+            /// soon, so the dangling pointer still leads to the old operation and nothing
+            /// crashes. (AddressSanitizer reports the use after free.)
+            @Test(
+                "plain BlockOperations: a cancelled dependent freed before its dependency finishes crashes (Linux)",
+                .disabled(if: runsUnderThreadSanitizer, "ThreadSanitizer's allocator hides the use after free"))
+            func blockOperationsCrash() async {
+                await #expect(processExitsWith: .failure) {
+                    freeCancelledDependents(rounds: 50) { BlockOperation {} }
+                    exit(0)
+                }
+            }
+        #endif
+
+        @Test("the package's base: a cancelled dependent stays alive until its dependency finished")
+        func baseSurvives() async {
+            await #expect(processExitsWith: .success) {
+                freeCancelledDependents(rounds: 50) { ManualOperation() }
+                exit(0)
+            }
+        }
+
+        @Test("await queue.run(unfurl.then(fetchTitle)), cancelled while unfurl runs: no crash when unfurl ends")
+        func chainSurvivesCancelledAwait() async {
+            await #expect(processExitsWith: .success) {
+                for _ in 0..<20 { await cancelAwaitedChainWhileUpstreamRuns() }
+                exit(0)
+            }
+        }
+
+        @Test("TaskOperation: finish() from outside while the task runs traps instead of ending without a result")
+        func taskOperationFinishTraps() async {
+            await #expect(processExitsWith: .failure) {
+                let operation = TaskOperation { () async throws -> String in
+                    try await Task.sleep(nanoseconds: 60 * 1_000_000_000)
+                    return "slept"
+                }
+                operation.start()
+                operation.finish()
+                exit(0)
+            }
+        }
+    }
+
+    #if os(Linux)
+        /// True when the test runner was built with ThreadSanitizer (its runtime is linked in).
+        private let runsUnderThreadSanitizer = dlsym(nil, "__tsan_init") != nil
+    #endif
+
+    /// Adds a dependency that runs until released and a cancelled dependent, lets the queue
+    /// finish the dependent and drop it, then lets the dependency finish. `rounds` times.
+    private func freeCancelledDependents(rounds: Int, _ makeDependent: () -> Operation) {
+        let queue = OperationQueue()
+        for _ in 0..<rounds {
+            let release = DispatchSemaphore(value: 0)
+            let dependency = BlockOperation { release.wait() }
+            let dependentFinished = DispatchSemaphore(value: 0)
+            do {
+                let dependent = makeDependent()
+                dependent.addDependency(dependency)
+                dependent.completionBlock = { dependentFinished.signal() }
+                queue.addOperation(dependency)
+                queue.addOperation(dependent)
+                dependent.cancel()
+            }
+            dependentFinished.wait()
+            // The queue releases a finished operation just after its completion block was sent
+            // off; give it that moment, then let the dependency finish.
+            usleep(10_000)
+            release.signal()
+            dependency.waitUntilFinished()
+        }
+    }
+
+    /// Chapter 7's chain awaited with `run`, the awaiting task cancelled while the unfurl
+    /// request is in flight; then the unfurl finishes.
+    private func cancelAwaitedChainWhileUpstreamRuns() async {
+        let requestSent = Flag()
+        var slow = web
+        slow.latency = .milliseconds(50)
+        slow.onRequest = { _ in requestSent.raise() }
+        let queue = OperationQueue()
+        let unfurl = UnfurlURLOperation(shortURL: shortURL, web: slow)
+        queue.addOperation(unfurl)
+        let awaiting = Task { await queue.run(unfurl.then(FetchTitleOperation(web: slow))) }
+        _ = await requestSent.wait()
+        awaiting.cancel()
+        await awaiting.value
+        await unfurl.untilFinished()
+        _ = await drained(queue)
+    }
+#endif
+
+/// Counts `cancelledBeforeStart()` calls.
+private final class CountingCancelledBeforeStart: AsyncOperation, @unchecked Sendable {
+    // @unchecked Sendable: adds only a thread-safe counter to a thread-safe superclass.
+    let hookCalls = Counter()
+    override func cancelledBeforeStart() { hookCalls.increment() }
+    override func main() {}
+}
+
+/// A subclass that finishes from `cancel()` when executing — which the base's documentation
+/// allows: `finish()` is safe from any thread — and is cancelled the moment it announces that
+/// it is executing, before `start()` calls `main()`.
+private final class CancelsAsItStarts: AsyncOperation, @unchecked Sendable {
+    // @unchecked Sendable: adds only thread-safe counters to a thread-safe superclass.
+    let mainRuns = Counter()
+    private let announcements = Counter()
+
+    override func cancel() {
+        super.cancel()
+        if isExecuting { finish() }
+    }
+
+    /// On Linux, announcing "isExecuting" reads this getter before `didChangeValue` returns,
+    /// that is before `start()` goes on to `main()`: the first read that answers true cancels.
+    /// (When Darwin reads it is not documented, so the test runs on Linux only.)
+    override var isExecuting: Bool {
+        let executing = super.isExecuting
+        if executing {
+            announcements.increment()
+            if announcements.value == 1 { cancel() }
+        }
+        return executing
+    }
+
+    override func main() { mainRuns.increment() }
+}
+
+/// Finishes with "done" from another thread as soon as it runs, while a third thread cancels
+/// it (unless told not to).
+private final class FinishesRacingACancel: AsyncResultOperation<String, UnfurlError>, @unchecked Sendable {
+    // @unchecked Sendable: adds only a `let` to a thread-safe superclass.
+    private let cancelling: Bool
+
+    init(cancelling: Bool = true) {
+        self.cancelling = cancelling
+    }
+
+    override func main() {
+        guard cancelling else { return DispatchQueue.global().async { self.finish(with: .success("done")) } }
+        // Two threads that set off together: one finishes, one cancels.
+        let arrived = Locked(0)
+        let setOff: @Sendable () -> Void = {
+            arrived.withLock { $0 += 1 }
+            while arrived.withLock({ $0 }) < 2 { sched_yield() }
+        }
+        Thread {
+            setOff()
+            self.cancel()
+        }.start()
+        Thread {
+            setOff()
+            self.finish(with: .success("done"))
+        }.start()
+    }
+}
