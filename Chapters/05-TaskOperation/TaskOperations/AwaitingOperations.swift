@@ -22,23 +22,27 @@ extension Operation {
     /// Suspends until this operation has finished (the queue has learned it, so its
     /// dependents may already run).
     ///
-    /// Cancelling the awaiting task cancels the operation; the call still returns only once
-    /// the operation has finished — a well-behaved operation finishes soon after it is
-    /// cancelled. The operation must be in a queue, or be started by someone, or this never
-    /// returns.
+    /// This only watches an operation that someone else added and owns, so cancelling the
+    /// awaiting task does not cancel the operation — as awaiting `Task.value` does not cancel
+    /// that task: other code may still need its outcome. The call returns once the operation
+    /// has finished; to stop it, cancel the operation itself. (`OperationQueue.run(_:)` and
+    /// `value(of:)`, which add the operation for the awaiting task, do cancel it.) The
+    /// operation must be in a queue, or be started by someone, or this never returns.
     public func untilFinished() async {
-        await Self.untilFinished([self], adding: nil)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            observe([self]) { continuation.resume() }
+        }
     }
 
-    /// Suspends until all of `operations` have finished, cancelling them if the awaiting task
-    /// is cancelled. If `queue` is given, adds them to it first.
-    static func untilFinished(_ operations: [Operation], adding queue: OperationQueue?) async {
+    /// Adds `operations` to `queue` for the awaiting task, and suspends until all of them have
+    /// finished. They are that task's work, so cancelling the task cancels them.
+    static func untilFinished(_ operations: [Operation], adding queue: OperationQueue) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 // The observers depend on the operations before the queue may run them.
                 observe(operations) { continuation.resume() }
                 // A closure, not async code: adding without waiting is allowed here.
-                queue?.addOperations(operations, waitUntilFinished: false)
+                queue.addOperations(operations, waitUntilFinished: false)
             }
         } onCancel: {
             for operation in operations { operation.cancel() }

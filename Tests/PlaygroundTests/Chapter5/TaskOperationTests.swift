@@ -158,6 +158,28 @@ struct AwaitingOperationsTests {
         #expect(operation.isCancelled && operation.isFinished)
     }
 
+    @Test("untilFinished() only watches: cancelling the watching task leaves the operation running")
+    func watchingTaskCancelled() async throws {
+        let started = Flag()
+        let mayFinish = Flag()
+        let operation = TaskOperation { () async -> String in
+            started.raise()
+            _ = await mayFinish.wait()
+            return "finished for its owner"
+        }
+        let queue = OperationQueue()
+        queue.addOperation(operation)
+        let watching = Task { await operation.untilFinished() }
+        #expect(await started.wait())
+        watching.cancel()
+        // Like awaiting Task.value: the watcher goes on waiting, and the operation is not cancelled.
+        #expect(await !completes(within: 0.1) { await watching.value })
+        #expect(!operation.isCancelled && operation.isExecuting)
+        mayFinish.raise()
+        #expect(await completes { await watching.value })
+        #expect(try operation.value == "finished for its owner")
+    }
+
     @Test("an awaiting task cancelled before it adds the operation: the operation never runs its closure")
     func cancelledAwaitingTask() async {
         let closureRan = Flag()
