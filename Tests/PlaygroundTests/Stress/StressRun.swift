@@ -25,8 +25,7 @@ import TestSupport
 /// a queue with a barrier block (`drained`) is safe (chapter 3's README).
 ///
 /// What it checks, for every operation: its completion block ran exactly once; when it ran,
-/// the operation was finished and not executing (and, with `checksCancelledWithASuccess`, not
-/// cancelled beside a success); every queue drained; every awaiting task returned; its work
+/// the operation was finished and not executing, and not cancelled beside a success; every queue drained; every awaiting task returned; its work
 /// ran once (a chained operation's only if its upstream gave it an input), or never if it was
 /// cancelled before it was added, and only after all its dependencies had finished; a result
 /// operation has a result, the one its fate allows, set by at most one `finish(with:)`; once
@@ -60,8 +59,8 @@ final class StressRun: Sendable {
         case cancelledFromAnotherThread
         /// Cancelled by its own work: surely while it executes.
         case cancelledByItsWork
-        /// Awaited by a task (`untilFinished()`) that is cancelled from a global queue, at a
-        /// moment nobody chose: cancelling the awaiting task cancels the operation.
+        /// Awaited by a task that owns it and is cancelled from a global queue, at a moment
+        /// nobody chose: cancelling the task cancels the operation.
         case awaitingTaskCancelled
         /// Cancelled from another thread while its work finishes: the two race.
         case cancelledAsItFinishes
@@ -90,19 +89,6 @@ final class StressRun: Sendable {
         let awaited: Bool
     }
 
-    /// Until the library holds a cancelled operation until its dependencies have finished
-    /// (issue 12), a pending operation that is cancelled directly while a dependency still
-    /// runs is ready, finishes at once, and — released — crashes Foundation when that
-    /// dependency finishes (chapter 5's README). While this is false, the run keeps every
-    /// operation it cancels directly until the end; cancels through an awaiting task are
-    /// released early either way (the awaiting API keeps such operations alive itself).
-    static let releasesDirectlyCancelledOperationsEarly = false
-
-    /// Until the library ignores a cancel that lands after the result was recorded (issue 12),
-    /// a racing cancel can leave `isCancelled == true` beside a `.success` result. While this
-    /// is false, that contradiction is not reported.
-    static let checksCancelledWithASuccess = false
-
     static let queueWidths = [1, 2, 8, OperationQueue.defaultMaxConcurrentOperationCount]
 
     let seed: UInt64
@@ -110,8 +96,6 @@ final class StressRun: Sendable {
     let queues: [OperationQueue]
     /// The operations that later ones may still be made to depend on, by index.
     private let window = Locked<[Int: Operation]>([:])
-    /// Operations held until the end (see `releasesDirectlyCancelledOperationsEarly`).
-    private let keptUntilTheEnd = Locked<[Operation]>([])
     /// Every operation, weakly: to reach a live one, and to check that each was freed.
     private let weakOperations: Locked<[WeakOperation]>
     private let ledger: Locked<Ledger>
@@ -255,7 +239,6 @@ final class StressRun: Sendable {
         if await !completes(within: secondsLeft(), { for task in tasks { await task.value } }) {
             problems.append("not every task that awaits an operation returned within \(seconds) s")
         }
-        keptUntilTheEnd.withLock { $0 = [] }
         problems += check(0..<added)
         if problems.isEmpty { problems += await unfreed(within: secondsLeft()) }
         return problems
@@ -279,16 +262,23 @@ final class StressRun: Sendable {
         default: break
         }
         guard plan.awaited else { return [] }
-        let task = Task { await operation.untilFinished() }
-        if plan.fate == .awaitingTaskCancelled { DispatchQueue.global().async { task.cancel() } }
+        guard plan.fate == .awaitingTaskCancelled else { return [Task { await operation.untilFinished() }] }
+        // The awaiting task owns this one: cancelling the task cancels it, as `queue.run(_:)`
+        // does (`untilFinished()` alone only watches).
+        let task = Task {
+            await withTaskCancellationHandler {
+                await operation.untilFinished()
+            } onCancel: {
+                operation.cancel()
+            }
+        }
+        DispatchQueue.global().async { task.cancel() }
         return [task]
     }
 
-    /// Cancels `operation` as the test's own code, not through an awaiting task.
+    /// Cancels `operation` as the test's own code, not through an awaiting task, and keeps no
+    /// reference to it: only its queue and Foundation hold it, as in a real program.
     private func cancelDirectly(_ operation: Operation) {
-        if !Self.releasesDirectlyCancelledOperationsEarly && !operation.dependencies.isEmpty {
-            keptUntilTheEnd.withLock { $0.append(operation) }
-        }
         operation.cancel()
     }
 
@@ -411,7 +401,7 @@ final class StressRun: Sendable {
                 problem(
                     "when its completion block ran: isFinished \(state.isFinished), isExecuting \(state.isExecuting)")
             }
-            if Self.checksCancelledWithASuccess && state.isCancelled && state.outcome?.hasPrefix("success") == true {
+            if state.isCancelled && state.outcome?.hasPrefix("success") == true {
                 problem("isCancelled is true beside the result \(state.outcome!)")
             }
             if ledger.resultsSet[index] > 1 { problem("finish(with:) set a result \(ledger.resultsSet[index]) times") }
