@@ -42,6 +42,8 @@ extension OriginalParallelOperationCoordinator {
     public func perform(_ operations: [any OriginalOperation], completion: @escaping Completion) {
         guard operations.count > 0 else { return completion([]) }
         var errors = [(any Error)?]()
+        // swift-format-ignore: ReplaceForEachWithForLoop
+        // (the article's own forEach, kept as written)
         operations.forEach {
             $0.perform { error in
                 errors.append(error)  // the race: completions on two threads append at once
