@@ -12,7 +12,7 @@ let chapters: [Target] =
     + chapter(3, "03-Cancellation", library: "Cancellation", uses: ["AsyncOperations", "ManualState"])
     + chapter(4, "04-CompletionOperation", library: "CompletionOperations", uses: ["AsyncOperations"])
     + chapter(5, "05-TaskOperation", library: "TaskOperations", uses: ["AsyncOperations"])
-    + chapter(6, "06-ResultOperation", library: "ResultOperations", uses: ["AsyncOperations"])
+    + chapter(6, "06-ResultOperation", library: "ResultOperations", uses: ["AsyncOperations", "ManualState"])
     + chapter(7, "07-ChainedOperations", library: "ChainedOperations", uses: ["AsyncOperations", "ResultOperations"])
     // Chapter 8 needs no OperationQueue, and no base operation.
     + chapter(8, "08-Coordinators", library: "Coordinators")

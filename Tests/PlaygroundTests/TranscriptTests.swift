@@ -15,10 +15,24 @@ struct TranscriptTests {
         ("chapter8", "08-Coordinators"),
     ]
 
+    @Test("a changed line shows as one line of each side, with its line number")
+    func diffShowsChangedLine() {
+        let expected = ["== Title", "Starting", "Executing", "Finished"]
+        let printed = ["== Title", "Starting", "Executed", "Finished"]
+        #expect(
+            Transcript.diff(expected: expected, printed: printed)
+                == "+ printed line 3:  Executed\n- expected line 3: Executing")
+        #expect(Transcript.diff(expected: expected, printed: expected).isEmpty)
+        #expect(Transcript.diff(expected: expected, printed: expected.dropLast() + []) == "- expected line 4: Finished")
+    }
+
     @Test("README output block equals the chapter's output", arguments: chapters)
     func readmeMatchesOutput(chapter: String, folder: String) async throws {
         let expected = try Transcript.expected(chapter: chapter, folder: folder)
         let printed = try await Transcript.run(chapter)
-        #expect(printed == expected, "Chapters/\(folder)/README.md's output block differs from `swift run \(chapter)`")
+        let diff = Transcript.diff(expected: expected, printed: printed)
+        #expect(
+            diff.isEmpty,
+            "Chapters/\(folder)/README.md's output block differs from `swift run \(chapter)`:\n\(diff)")
     }
 }

@@ -20,7 +20,7 @@ open class BarrierQueueOperation: Operation, @unchecked Sendable {
 
     open override func start() {
         guard !isCancelled else {
-            setFinished()
+            finish()  // as the article does: a subclass's finish() sees this path too (chapter 6)
             return
         }
         willChangeValue(forKey: "isExecuting")
@@ -33,7 +33,8 @@ open class BarrierQueueOperation: Operation, @unchecked Sendable {
         preconditionFailure("\(type(of: self)) must override main() and call finish() when its work is done")
     }
 
-    public func finish() {
+    /// Open, as in the article: chapter 6's popular result operation overrides it.
+    open func finish() {
         setFinished()
     }
 

@@ -49,7 +49,7 @@ switch await awaiting.result {
 case .success(let value): say("Unexpected success: \(value)")
 case .failure(let error): say("The awaiting task threw \(type(of: error))")
 }
-say("The operation: isCancelled = \(download.isCancelled), result = \(String(describing: download.result!))")
+say("The operation: isCancelled = \(download.isCancelled), result = \(describe(download.result))")
 
 /// `queue.addOperations(_:waitUntilFinished: true)`, as the articles call it. The top-level code
 /// above awaits, which makes it async code, where that blocking call is unavailable; a

@@ -146,24 +146,9 @@ struct ResultOperationTests {
 }
 
 #if os(macOS) || os(Linux)
-    @Suite("Chapter 6 — the popular fatalError design, and plain finish()")
+    @Suite("Chapter 6 — cancelAllOperations() on a pending operation, and plain finish()")
     struct ResultOperationExitTests {
-        @Test("the popular version crashes when the queue cancels it (cancelAllOperations calls plain cancel())")
-        func popularCrashesOnCancelAll() async {
-            await #expect(processExitsWith: .failure) {
-                final class Popular: PopularResultOperation<String, UnfurlError>, @unchecked Sendable {
-                    // @unchecked Sendable: no state of its own.
-                    override func main() { finish(with: .success("done")) }
-                }
-                let queue = OperationQueue()
-                queue.isSuspended = true
-                queue.addOperation(Popular())
-                queue.cancelAllOperations()  // calls cancel(): fatalError
-                exit(0)
-            }
-        }
-
-        @Test("AsyncResultOperation in the same situation ends with .cancelled")
+        @Test("AsyncResultOperation: cancelAllOperations() on a pending operation ends it with .cancelled, no crash")
         func fixedSurvivesCancelAll() async {
             let queue = OperationQueue()
             queue.isSuspended = true

@@ -21,6 +21,15 @@ struct ChainedOperationTests {
         #expect(fetchTitle.result?.value == "The article")
     }
 
+    @Test("the article's own call site, fetchTitle.addDependency(unfurl) without then: the same title")
+    func articleAddDependency() async {
+        let unfurl = UnfurlURLOperation(shortURL: shortURL, web: web)
+        let fetchTitle = FetchTitleOperation(web: web)
+        fetchTitle.addDependency(unfurl)
+        #expect(await OperationQueue().runs([unfurl, fetchTitle]))
+        #expect(fetchTitle.result?.value == "The article")
+    }
+
     @Test("an input given at creation is used as it is, whatever the dependencies")
     func givenInput() async {
         let upstream = Value("from upstream")

@@ -1,17 +1,63 @@
+import AsyncOperations
 import Coordinators
+import Foundation
 import TestSupport
 import Testing
 
 extension RaceDemos {
-    /// Chapter 8: the original concurrent coordinator appends every error to one shared array
-    /// from concurrent completions. ThreadSanitizer reports "data race"; without it, errors
-    /// can get lost or the array corrupted. Nothing is asserted about the errors here: the
+    /// Chapter 8: the article's parallel coordinator appends every error to one shared array
+    /// from the operations' completions. Here the completions arrive on four threads at once,
+    /// as network completions do. ThreadSanitizer reports the race; without it, errors can
+    /// get lost (and then the completion is never called), the completion can be called
+    /// twice, or the array can be corrupted. Nothing is asserted about the outcome: the
     /// demo's evidence is ThreadSanitizer's report, which Scripts/race-demos looks for. The
     /// fixed coordinator runs the same scenario in
     /// Chapter8CoordinatorTests.concurrentCompletionsCollectSafely.
     @Test("chapter 8: OriginalConcurrentCoordinator appends errors from concurrent completions")
     func chapter8OriginalConcurrentCoordinator() async {
-        let recorder = await failAllAtOnce(with: OriginalConcurrentCoordinator(), count: 1000)
-        print("OriginalConcurrentCoordinator collected \(recorder.errors?.count ?? 0) of 1000 errors")
+        let count = 1000
+        let operations = (0..<count).map { CarriedOperation(id: $0) }
+        let calls = Locked<[Int]>([])  // the number of errors of each call back
+        OriginalConcurrentCoordinator().perform(operations) { errors in
+            calls.withLock { $0.append(errors.count) }
+        }
+        let threads = 4
+        let threadsDone = Counter(target: threads)
+        for first in 0..<threads {
+            let share = stride(from: first, to: count, by: threads).map { operations[$0].carrier! }
+            Thread {
+                for carrier in share { carrier.complete() }
+                threadsDone.increment()
+            }.start()
+        }
+        _ = await threadsDone.waitForTarget()
+        let made = calls.withLock { $0 }
+        print("OriginalConcurrentCoordinator called back \(made.count) times, with \(made) of \(count) errors")
+    }
+}
+
+/// Carries the article's completion, which is not `@Sendable`, to other threads — what code
+/// written before Swift concurrency does without the compiler seeing it (a network
+/// session calling back on its own queue).
+private final class CompletionCarrier: @unchecked Sendable {
+    // @unchecked Sendable: NOT safe, on purpose. It lets four threads call the article's
+    // completion at once, which is the scenario this demo shows.
+    let complete: () -> Void
+
+    init(_ complete: @escaping () -> Void) { self.complete = complete }
+}
+
+/// An operation of the article's kind that fails, and hands its completion to the demo.
+private final class CarriedOperation: OriginalOperation, @unchecked Sendable {
+    // @unchecked Sendable: `carrier` is written in perform(), before any thread starts, and
+    // only read after.
+    let id: Int
+    var carrier: CompletionCarrier?
+
+    init(id: Int) { self.id = id }
+
+    func perform(completion: @escaping Completion) {
+        let id = id
+        carrier = CompletionCarrier { completion(TestFailure(id: id)) }
     }
 }

@@ -1,0 +1,34 @@
+extension Transcript {
+    /// A line-by-line diff of what a README expects and what the chapter printed, empty when
+    /// they are equal. Each differing line shows once, with its line number in the README's
+    /// block (`-`) or in the output (`+`); lines both have in common are left out, so one
+    /// changed line makes a two-line diff however long the output is.
+    static func diff(expected: [String], printed: [String]) -> String {
+        // The longest common subsequence, by dynamic programming: the outputs are short.
+        let e = expected.count
+        let p = printed.count
+        var common = [[Int]](repeating: [Int](repeating: 0, count: p + 1), count: e + 1)
+        for i in stride(from: e - 1, through: 0, by: -1) {
+            for j in stride(from: p - 1, through: 0, by: -1) {
+                common[i][j] =
+                    expected[i] == printed[j] ? common[i + 1][j + 1] + 1 : max(common[i + 1][j], common[i][j + 1])
+            }
+        }
+        var lines: [String] = []
+        var i = 0
+        var j = 0
+        while i < e || j < p {
+            if i < e, j < p, expected[i] == printed[j] {
+                i += 1
+                j += 1
+            } else if j < p, i == e || common[i][j + 1] >= common[i + 1][j] {
+                lines.append("+ printed line \(j + 1):  \(printed[j])")
+                j += 1
+            } else {
+                lines.append("- expected line \(i + 1): \(expected[i])")
+                i += 1
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
