@@ -18,8 +18,9 @@ public struct BatchProgress: Sendable, Equatable, CustomStringConvertible {
 /// yields a `BatchProgress` after each one finishes; the stream ends when all have.
 ///
 /// Each child counts and yields under one lock, so `completed` only grows. The
-/// stream buffers every value, so a slow reader misses none. When the reader stops reading
-/// (its loop ends or its task is cancelled), the work is cancelled.
+/// stream buffers every value, so a slow reader misses none. When the stream terminates —
+/// the reader's task is cancelled, or the reader lets go of the stream — the work is
+/// cancelled. (Leaving a `for await` loop alone does not: the stream may still be read.)
 public func progressOfRunning<Element: Sendable>(
     _ elements: [Element],
     width: Int,
