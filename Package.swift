@@ -49,7 +49,7 @@ let everyday: [Target] =
         // Scripts/benchmark runs this in release mode.
         .executableTarget(
             name: "benchmark",
-            dependencies: ["AsyncOperations", "ManualState", "TaskOperations", "Coordinators"],
+            dependencies: ["AsyncOperations", "ManualState", "TaskOperations", "Coordinators", "StructuredConcurrency"],
             path: "Scripts/Sources/Benchmark"
         ),
         // Scripts/measure-stall: what blocking the cooperative thread pool costs (chapter 5).

@@ -35,24 +35,25 @@ async let small = resized("photo")
 async let caption = "caption"
 say("upload \(await small) with \(await caption)")
 
-// 2. A width limit: at most 2 of 6 jobs at once.
+// 2. A width limit: at most 2 of 6 jobs at once. (How many did overlap depends on timing;
+// that no more than 2 did is what the limit promises.)
 heading("Width: maxConcurrentOperationCount = 2")
 let queueGauge = ConcurrencyGauge()
 let narrowQueue = OperationQueue()
 narrowQueue.maxConcurrentOperationCount = 2
 await narrowQueue.run(
-    (1...6).map { _ in BlockOperation { queueGauge.measure { Thread.sleep(forTimeInterval: 0.05 * Pacing.scale) } } })
-say("6 jobs, at most \(queueGauge.most) at once, \(queueGauge.finished) finished")
+    (1...6).map { _ in BlockOperation { queueGauge.measure { Thread.sleep(forTimeInterval: 0.15 * Pacing.scale) } } })
+say("6 jobs, never more than 2 at once: \(queueGauge.most <= 2), \(queueGauge.finished) finished")
 
 heading("Width: a task group that keeps at most 2 children running")
 let groupGauge = ConcurrencyGauge()
 let squares = try await withWidthLimit(2, over: Array(1...6)) { number in
     await groupGauge.measure {
-        await pause(0.05)
+        await pause(0.15)
         return number * number
     }
 }
-say("6 jobs, at most \(groupGauge.most) at once, \(groupGauge.finished) finished")
+say("6 jobs, never more than 2 at once: \(groupGauge.most <= 2), \(groupGauge.finished) finished")
 say("results in the order of the input: \(squares)")
 
 // 3. FIFO order.
@@ -79,7 +80,7 @@ let fifo = FIFOQueue()
 for job in 1...3 {
     fifo.enqueue {
         say("job \(job) started")
-        await pause(0.1)  // suspends: the next job still waits
+        await pause(0.2)  // suspends: the next job still waits
         say("job \(job) finished")
     }
 }
@@ -141,7 +142,7 @@ say("the next step sees a total of \(groupTotal)")
 
 // 6. Progress.
 heading("Progress: an AsyncStream")
-for await progress in progressOfRunning(Array(1...4), width: 2, { _ in await pause(0.1) }) {
+for await progress in progressOfRunning(Array(1...4), width: 2, { _ in await pause(0.2) }) {
     say("completed \(progress)")
 }
 
