@@ -16,7 +16,7 @@ let chapters: [Target] =
     + chapter(7, "07-ChainedOperations", library: "ChainedOperations", uses: ["AsyncOperations", "ResultOperations"])
     // Chapter 8 needs no OperationQueue, and no base operation.
     + chapter(8, "08-Coordinators", library: "Coordinators")
-    + chapter(10, "10-StructuredConcurrency", library: "StructuredConcurrency", uses: ["AsyncOperations", "TaskOperations"])
+    + chapter(10, "10-StructuredConcurrency", library: "StructuredConcurrency", uses: ["TaskOperations"])
 
 // The workshop (Scripts/workshop): one exercise per chapter, a stub the learner completes.
 // Exercises are not part of the everyday build, so that an unfinished one never breaks
@@ -49,7 +49,9 @@ let everyday: [Target] =
         // Scripts/benchmark runs this in release mode.
         .executableTarget(
             name: "benchmark",
-            dependencies: ["AsyncOperations", "ManualState", "TaskOperations", "Coordinators", "StructuredConcurrency"],
+            dependencies: [
+                "AsyncOperations", "ManualState", "TaskOperations", "Coordinators", "StructuredConcurrency",
+            ],
             path: "Scripts/Sources/Benchmark"
         ),
         // Scripts/measure-stall: what blocking the cooperative thread pool costs (chapter 5).

@@ -64,7 +64,7 @@ public final class ConcurrencyGauge: Sendable {
     }
 
     /// The same for synchronous work (the body of a `BlockOperation`).
-    public func measure<Value>(_ body: () throws -> Value) rethrows -> Value {
+    public func measureSynchronous<Value>(_ body: () throws -> Value) rethrows -> Value {
         counts.withLock { counts in
             counts.running += 1
             counts.most = max(counts.most, counts.running)

@@ -41,8 +41,10 @@ heading("Width: maxConcurrentOperationCount = 2")
 let queueGauge = ConcurrencyGauge()
 let narrowQueue = OperationQueue()
 narrowQueue.maxConcurrentOperationCount = 2
-await narrowQueue.run(
-    (1...6).map { _ in BlockOperation { queueGauge.measure { Thread.sleep(forTimeInterval: 0.15 * Pacing.scale) } } })
+let narrowJobs = (1...6).map { _ in
+    BlockOperation { queueGauge.measureSynchronous { Thread.sleep(forTimeInterval: 0.15 * Pacing.scale) } }
+}
+await narrowQueue.run(narrowJobs)
 say("6 jobs, never more than 2 at once: \(queueGauge.most <= 2), \(queueGauge.finished) finished")
 
 heading("Width: a task group that keeps at most 2 children running")

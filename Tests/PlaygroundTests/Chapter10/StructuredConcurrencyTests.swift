@@ -191,7 +191,7 @@ struct StructuredConcurrencyTests {
         let order = Locked<[Int]>([])
         let gauge = ConcurrencyGauge()
         let operations = (0..<200).map { index in
-            BlockOperation { gauge.measure { order.withLock { $0.append(index) } } }
+            BlockOperation { gauge.measureSynchronous { order.withLock { $0.append(index) } } }
         }
         #expect(await queue.runs(operations))
         #expect(order.withLock { $0 } == Array(0..<200))

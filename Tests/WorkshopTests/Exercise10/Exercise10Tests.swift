@@ -67,6 +67,8 @@ struct Exercise10Tests {
         } catch {
             #expect(error is Failed)
         }
-        #expect(started.value == 3, "\(started.value) elements started; with width 1, the error at the third stops the rest")
+        #expect(
+            started.value == 3, "\(started.value) elements started; with width 1, the error at the third stops the rest"
+        )
     }
 }
