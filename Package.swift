@@ -16,6 +16,7 @@ let chapters: [Target] =
     + chapter(7, "07-ChainedOperations", library: "ChainedOperations", uses: ["AsyncOperations", "ResultOperations"])
     // Chapter 8 needs no OperationQueue, and no base operation.
     + chapter(8, "08-Coordinators", library: "Coordinators")
+    + chapter(10, "10-StructuredConcurrency", library: "StructuredConcurrency", uses: ["TaskOperations"])
 
 // The workshop (Scripts/workshop): one exercise per chapter, a stub the learner completes.
 // Exercises are not part of the everyday build, so that an unfinished one never breaks
@@ -39,6 +40,7 @@ let exercises: [Target] =
     + exercise(6, "06-ResultOperation", uses: ["AsyncOperations"])
     + exercise(7, "07-ChainedOperations", uses: ["ChainedOperations"])
     + exercise(8, "08-Coordinators", uses: ["Coordinators"])
+    + exercise(10, "10-StructuredConcurrency")
 
 let everyday: [Target] =
     [
@@ -47,7 +49,9 @@ let everyday: [Target] =
         // Scripts/benchmark runs this in release mode.
         .executableTarget(
             name: "benchmark",
-            dependencies: ["AsyncOperations", "ManualState", "TaskOperations", "Coordinators"],
+            dependencies: [
+                "AsyncOperations", "ManualState", "TaskOperations", "Coordinators", "StructuredConcurrency",
+            ],
             path: "Scripts/Sources/Benchmark"
         ),
         // Scripts/measure-stall: what blocking the cooperative thread pool costs (chapter 5).
@@ -58,7 +62,7 @@ let everyday: [Target] =
             name: "PlaygroundTests",
             dependencies: [
                 "SyncOnly", "ManualState", "AsyncOperations", "Cancellation", "CompletionOperations", "TaskOperations",
-                "ResultOperations", "ChainedOperations", "Coordinators", "TestSupport",
+                "ResultOperations", "ChainedOperations", "Coordinators", "StructuredConcurrency", "TestSupport",
             ]
         ),
     ] + chapters

@@ -13,6 +13,7 @@ struct TranscriptTests {
         ("chapter6", "06-ResultOperation"),
         ("chapter7", "07-ChainedOperations"),
         ("chapter8", "08-Coordinators"),
+        ("chapter10", "10-StructuredConcurrency"),
     ]
 
     @Test("a changed line shows as one line of each side, with its line number")

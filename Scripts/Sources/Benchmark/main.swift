@@ -8,6 +8,7 @@ import Coordinators
 import Dispatch
 import Foundation
 import ManualState
+import StructuredConcurrency
 import Synchronization
 import TaskOperations
 
@@ -326,3 +327,47 @@ print(
     String(
         format: "run(_:) costs %.2f× waitUntilFinished at %d operations, %.2f× at %d",
         median(runOverBlocking.small), scalings[1].small, median(runOverBlocking.large), scalings[1].large))
+
+// Chapter 10: an OperationQueue's features against their structured-concurrency counterparts,
+// on the same `operationCount` empty jobs, as the ratio of each pair measured round by round.
+//  - width: an OperationQueue with maxConcurrentOperationCount = 4 against withWidthLimit(4).
+//  - FIFO: a serial OperationQueue against chapter 10's FIFOQueue (enqueue all, await the last).
+func structuredConcurrencyRows() {
+    let width = 4
+    func queue(width: Int) -> Double { measureQueue(maxConcurrentOperationCount: width) }
+    func group() -> Double {
+        let jobs = Array(0..<operationCount)
+        return timeAsync { _ = try? await withWidthLimit(width, over: jobs) { $0 } }
+    }
+    func fifo() -> Double {
+        timeAsync {
+            let fifo = FIFOQueue()
+            for _ in 1..<operationCount { fifo.enqueue {} }
+            await fifo.value {}
+        }
+    }
+    let pairs: [(name: String, queue: () -> Double, structured: () -> Double)] = [
+        ("width \(width): withWidthLimit vs OperationQueue", { queue(width: width) }, group),
+        ("serial: FIFOQueue vs OperationQueue (width 1)", { queue(width: 1) }, fifo),
+    ]
+    var samples = Array(repeating: (queue: [Double](), structured: [Double]()), count: pairs.count)
+    for pair in pairs { _ = (pair.queue(), pair.structured()) }  // warm-up
+    for _ in 0..<rounds {
+        for (index, pair) in pairs.enumerated() {  // interleaved, as above
+            samples[index].queue.append(pair.queue())
+            samples[index].structured.append(pair.structured())
+        }
+    }
+    print("")
+    print("chapter 10, structured vs OperationQueue      queue µs/op  structured µs/op  ratio (middle half)")
+    for (index, pair) in pairs.enumerated() {
+        let ratios = zip(samples[index].structured, samples[index].queue).map { $0 / $1 }
+        print(
+            pair.name.padding(toLength: 45, withPad: " ", startingAt: 0),
+            String(format: "%8.3f", median(samples[index].queue) / Double(operationCount) * 1e6),
+            String(format: "%15.3f", median(samples[index].structured) / Double(operationCount) * 1e6),
+            String(
+                format: "     %.2f×  (%.2f–%.2f)", median(ratios), quantile(ratios, 0.25), quantile(ratios, 0.75)))
+    }
+}
+structuredConcurrencyRows()
