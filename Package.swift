@@ -5,7 +5,8 @@
 import PackageDescription
 
 let chapters: [Target] =
-    chapter(1, "01-SyncOnlyOperation", library: "SyncOnly")
+    chapter(0, "00-OperationBasics", library: "OperationBasics")
+    + chapter(1, "01-SyncOnlyOperation", library: "SyncOnly")
     + chapter(2, "02-ManualState", library: "ManualState")
     // Chapter 3 finishes the asynchronous base operation: chapters 4–7 import AsyncOperations.
     + library("AsyncOperations", in: "03-Cancellation")
