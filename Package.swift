@@ -62,7 +62,7 @@ let everyday: [Target] =
         .testTarget(
             name: "PlaygroundTests",
             dependencies: [
-                "SyncOnly", "ManualState", "AsyncOperations", "Cancellation", "CompletionOperations", "TaskOperations",
+                "OperationBasics", "SyncOnly", "ManualState", "AsyncOperations", "Cancellation", "CompletionOperations", "TaskOperations",
                 "ResultOperations", "ChainedOperations", "Coordinators", "StructuredConcurrency", "TestSupport",
             ]
         ),

@@ -5,6 +5,7 @@ import Testing
 @Suite("Chapter READMEs show what the chapters print")
 struct TranscriptTests {
     static let chapters = [
+        ("chapter0", "00-OperationBasics"),
         ("chapter1", "01-SyncOnlyOperation"),
         ("chapter2", "02-ManualState"),
         ("chapter3", "03-Cancellation"),
