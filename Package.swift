@@ -33,7 +33,8 @@ let chapters: [Target] =
 //      that the solution passes and the stub fails.
 let workshopExercises = (Context.environment["WORKSHOP_EXERCISES"] ?? "").split(separator: " ").map(String.init)
 let exercises: [Target] =
-    exercise(1, "01-SyncOnlyOperation")
+    exercise(0, "00-OperationBasics")
+    + exercise(1, "01-SyncOnlyOperation")
     + exercise(2, "02-ManualState")
     + exercise(3, "03-Cancellation")
     + exercise(4, "04-CompletionOperation", uses: ["AsyncOperations"])
