@@ -17,6 +17,8 @@ let chapters: [Target] =
     + chapter(7, "07-ChainedOperations", library: "ChainedOperations", uses: ["AsyncOperations", "ResultOperations"])
     // Chapter 8 needs no OperationQueue, and no base operation.
     + chapter(8, "08-Coordinators", library: "Coordinators")
+    + chapter(
+        9, "09-ProgressSuspendPriority", library: "ProgressSuspendPriority", uses: ["AsyncOperations", "TaskOperations"])
     + chapter(10, "10-StructuredConcurrency", library: "StructuredConcurrency", uses: ["TaskOperations"])
 
 // The workshop (Scripts/workshop): one exercise per chapter, a stub the learner completes.
@@ -64,7 +66,8 @@ let everyday: [Target] =
             name: "PlaygroundTests",
             dependencies: [
                 "OperationBasics", "SyncOnly", "ManualState", "AsyncOperations", "Cancellation", "CompletionOperations", "TaskOperations",
-                "ResultOperations", "ChainedOperations", "Coordinators", "StructuredConcurrency", "TestSupport",
+                "ResultOperations", "ChainedOperations", "Coordinators", "ProgressSuspendPriority", "StructuredConcurrency",
+                "TestSupport",
             ]
         ),
     ] + chapters
