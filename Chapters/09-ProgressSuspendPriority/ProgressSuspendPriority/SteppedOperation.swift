@@ -20,7 +20,7 @@ public final class SteppedOperation: AsyncOperation, ProgressReporting, @uncheck
     private let turnstile: Turnstile
     private let report: @Sendable (String) -> Void
     private let resumed = DispatchSemaphore(value: 0)
-    private let cancelled = DispatchSemaphore(value: 0)
+    private let cancelCalled = DispatchSemaphore(value: 0)
 
     /// - Parameters:
     ///   - label: the name the operation reports with.
@@ -40,9 +40,9 @@ public final class SteppedOperation: AsyncOperation, ProgressReporting, @uncheck
         // [weak self]: the operation holds its progress, and the progress these handlers.
         progress.cancellationHandler = { [weak self] in self?.cancel() }
         progress.resumingHandler = { [weak self] in self?.resumed.signal() }
-        onCancel { [progress, cancelled] in
+        onCancel { [progress, cancelCalled] in
             progress.cancel()  // and the other way round
-            cancelled.signal()
+            cancelCalled.signal()
         }
     }
 
@@ -50,8 +50,8 @@ public final class SteppedOperation: AsyncOperation, ProgressReporting, @uncheck
     /// handler, which Foundation may call on another thread, later. False after `seconds`.
     /// A blocking wait: for synchronous code.
     public func waitUntilCancelled(seconds: Double = 10) -> Bool {
-        guard cancelled.wait(timeout: .now() + seconds) == .success else { return false }
-        cancelled.signal()  // for the next caller
+        guard cancelCalled.wait(timeout: .now() + seconds) == .success else { return false }
+        cancelCalled.signal()  // for the next caller
         return true
     }
 
@@ -99,8 +99,8 @@ public final class QuietAsyncOperation: AsyncOperation, @unchecked Sendable {
     /// handler, which Foundation may call on another thread, later. False after `seconds`.
     /// A blocking wait: for synchronous code.
     public func waitUntilCancelled(seconds: Double = 10) -> Bool {
-        guard cancelled.wait(timeout: .now() + seconds) == .success else { return false }
-        cancelled.signal()  // for the next caller
+        guard cancelCalled.wait(timeout: .now() + seconds) == .success else { return false }
+        cancelCalled.signal()  // for the next caller
         return true
     }
 
