@@ -95,15 +95,6 @@ public func describe(_ progress: Progress) -> String {
 /// it finish.
 public final class QuietAsyncOperation: AsyncOperation, @unchecked Sendable {
     // @unchecked Sendable: no state of its own; the base class guards its own.
-    /// Waits until `cancel()` has been called, for example by the progress's cancellation
-    /// handler, which Foundation may call on another thread, later. False after `seconds`.
-    /// A blocking wait: for synchronous code.
-    public func waitUntilCancelled(seconds: Double = 10) -> Bool {
-        guard cancelCalled.wait(timeout: .now() + seconds) == .success else { return false }
-        cancelCalled.signal()  // for the next caller
-        return true
-    }
-
     public override func main() {
         DispatchQueue.global().async { self.finish() }
     }
