@@ -14,6 +14,7 @@ struct TranscriptTests {
         ("chapter6", "06-ResultOperation"),
         ("chapter7", "07-ChainedOperations"),
         ("chapter8", "08-Coordinators"),
+        ("chapter9", "09-ProgressSuspendPriority"),
         ("chapter10", "10-StructuredConcurrency"),
     ]
 
