@@ -85,8 +85,8 @@ running.waitUntilFinished()
 say("running went on while suspended: \(describe(running.progress)), finished: \(running.isFinished)")
 say("next has not started: \(!next.isExecuting && !next.isFinished)")
 pace(0.15)
+say("resuming the queue")  // before: `next` may print as soon as the queue resumes
 suspendable.isSuspended = false
-say("queue resumed")
 suspendable.waitUntilAllOperationsAreFinished()
 
 // 5. Pausing at a safe point: the operation's own doing, through its progress.
