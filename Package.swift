@@ -44,6 +44,7 @@ let exercises: [Target] =
     + exercise(6, "06-ResultOperation", uses: ["AsyncOperations"])
     + exercise(7, "07-ChainedOperations", uses: ["ChainedOperations"])
     + exercise(8, "08-Coordinators", uses: ["Coordinators"])
+    + exercise(9, "09-ProgressSuspendPriority", uses: ["AsyncOperations"])
     + exercise(10, "10-StructuredConcurrency")
 
 let everyday: [Target] =
