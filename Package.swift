@@ -8,7 +8,7 @@ let chapters: [Target] =
     chapter(0, "00-OperationBasics", library: "OperationBasics")
     + chapter(1, "01-SyncOnlyOperation", library: "SyncOnly")
     + chapter(2, "02-ManualState", library: "ManualState")
-    // Chapter 3 finishes the asynchronous base operation: chapters 4–7 import AsyncOperations.
+    // Chapter 3 finishes the asynchronous base operation: chapters 4–7 and 9 import AsyncOperations.
     + library("AsyncOperations", in: "03-Cancellation")
     + chapter(3, "03-Cancellation", library: "Cancellation", uses: ["AsyncOperations", "ManualState"])
     + chapter(4, "04-CompletionOperation", library: "CompletionOperations", uses: ["AsyncOperations"])
@@ -17,8 +17,7 @@ let chapters: [Target] =
     + chapter(7, "07-ChainedOperations", library: "ChainedOperations", uses: ["AsyncOperations", "ResultOperations"])
     // Chapter 8 needs no OperationQueue, and no base operation.
     + chapter(8, "08-Coordinators", library: "Coordinators")
-    + chapter(
-        9, "09-ProgressSuspendPriority", library: "ProgressSuspendPriority", uses: ["AsyncOperations", "TaskOperations"])
+    + chapter(9, "09-ProgressSuspendPriority", library: "SteppedWork", uses: ["AsyncOperations", "TaskOperations"])
     + chapter(10, "10-StructuredConcurrency", library: "StructuredConcurrency", uses: ["TaskOperations"])
 
 // The workshop (Scripts/workshop): one exercise per chapter, a stub the learner completes.
@@ -66,9 +65,9 @@ let everyday: [Target] =
         .testTarget(
             name: "PlaygroundTests",
             dependencies: [
-                "OperationBasics", "SyncOnly", "ManualState", "AsyncOperations", "Cancellation", "CompletionOperations", "TaskOperations",
-                "ResultOperations", "ChainedOperations", "Coordinators", "ProgressSuspendPriority", "StructuredConcurrency",
-                "TestSupport",
+                "OperationBasics", "SyncOnly", "ManualState", "AsyncOperations", "Cancellation", "CompletionOperations",
+                "TaskOperations", "ResultOperations", "ChainedOperations", "Coordinators", "SteppedWork",
+                "StructuredConcurrency", "TestSupport",
             ]
         ),
     ] + chapters

@@ -59,7 +59,12 @@ let serial = OperationQueue()
 serial.maxConcurrentOperationCount = 1
 let serialGauge = WidthGauge()
 for step in 1...3 {
-    serial.addOperation { serialGauge.measure { say("step \(step)"); pace(0.1) } }
+    serial.addOperation {
+        serialGauge.measure {
+            say("step \(step)")
+            pace(0.1)
+        }
+    }
 }
 serial.waitUntilAllOperationsAreFinished()
 say("never more than \(serialGauge.most) at once")

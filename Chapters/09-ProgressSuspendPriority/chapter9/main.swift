@@ -3,7 +3,7 @@
 import AsyncOperations
 import ChapterSupport
 import Foundation
-import ProgressSuspendPriority
+import SteppedWork
 import TaskOperations
 
 // This file never awaits: its top-level code is synchronous, so it may block the main thread in
@@ -46,7 +46,9 @@ serial.maxConcurrentOperationCount = 1  // one at a time: each step below is one
 serial.addOperations([photos, videos], waitUntilFinished: false)
 for step in 1...4 {
     advance(turnstile, "step \(step)")
-    say("overall: \(Int((overall.fractionCompleted * 100).rounded()))% (photos \(describe(photos.progress)), videos \(describe(videos.progress)))")
+    say(
+        "overall: \(Int((overall.fractionCompleted * 100).rounded()))% (photos \(describe(photos.progress)), videos \(describe(videos.progress)))"
+    )
     pace(0.15)
 }
 serial.waitUntilAllOperationsAreFinished()

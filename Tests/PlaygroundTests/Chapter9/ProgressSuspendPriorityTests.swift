@@ -1,6 +1,6 @@
 import AsyncOperations
 import Foundation
-import ProgressSuspendPriority
+import SteppedWork
 import TaskOperations
 import TestSupport
 import Testing

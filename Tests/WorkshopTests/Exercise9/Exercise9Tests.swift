@@ -49,7 +49,9 @@ struct Exercise9Tests {
         }
         let cancelled = operation.isCancelled
         go.signal()
-        #expect(cancelled, "cancelling the parent progress should cancel the operation: give progress a cancellationHandler")
+        #expect(
+            cancelled, "cancelling the parent progress should cancel the operation: give progress a cancellationHandler"
+        )
         guard await queueLearnsFinished(operation, within: 5) else {
             Issue.record("the operation never finished: does main() still call finish() when it stops early?")
             return
