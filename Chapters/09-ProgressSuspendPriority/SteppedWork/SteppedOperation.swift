@@ -56,7 +56,9 @@ public final class SteppedOperation: AsyncOperation, ProgressReporting, @uncheck
     }
 
     public override func main() {
-        DispatchQueue.global().async { self.work() }
+        // A thread of its own: the work blocks between steps, and must not hold one of the
+        // threads Dispatch shares with everything else in the process.
+        Thread { self.work() }.start()
     }
 
     private func work() {
