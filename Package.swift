@@ -5,9 +5,10 @@
 import PackageDescription
 
 let chapters: [Target] =
-    chapter(1, "01-SyncOnlyOperation", library: "SyncOnly")
+    chapter(0, "00-OperationBasics", library: "OperationBasics")
+    + chapter(1, "01-SyncOnlyOperation", library: "SyncOnly")
     + chapter(2, "02-ManualState", library: "ManualState")
-    // Chapter 3 finishes the asynchronous base operation: chapters 4–7 import AsyncOperations.
+    // Chapter 3 finishes the asynchronous base operation: chapters 4–7 and 9 import AsyncOperations.
     + library("AsyncOperations", in: "03-Cancellation")
     + chapter(3, "03-Cancellation", library: "Cancellation", uses: ["AsyncOperations", "ManualState"])
     + chapter(4, "04-CompletionOperation", library: "CompletionOperations", uses: ["AsyncOperations"])
@@ -16,6 +17,7 @@ let chapters: [Target] =
     + chapter(7, "07-ChainedOperations", library: "ChainedOperations", uses: ["AsyncOperations", "ResultOperations"])
     // Chapter 8 needs no OperationQueue, and no base operation.
     + chapter(8, "08-Coordinators", library: "Coordinators")
+    + chapter(9, "09-ProgressSuspendPriority", library: "SteppedWork", uses: ["AsyncOperations", "TaskOperations"])
     + chapter(10, "10-StructuredConcurrency", library: "StructuredConcurrency", uses: ["TaskOperations"])
 
 // The workshop (Scripts/workshop): one exercise per chapter, a stub the learner completes.
@@ -32,7 +34,8 @@ let chapters: [Target] =
 //      that the solution passes and the stub fails.
 let workshopExercises = (Context.environment["WORKSHOP_EXERCISES"] ?? "").split(separator: " ").map(String.init)
 let exercises: [Target] =
-    exercise(1, "01-SyncOnlyOperation")
+    exercise(0, "00-OperationBasics")
+    + exercise(1, "01-SyncOnlyOperation")
     + exercise(2, "02-ManualState")
     + exercise(3, "03-Cancellation")
     + exercise(4, "04-CompletionOperation", uses: ["AsyncOperations"])
@@ -40,6 +43,7 @@ let exercises: [Target] =
     + exercise(6, "06-ResultOperation", uses: ["AsyncOperations"])
     + exercise(7, "07-ChainedOperations", uses: ["ChainedOperations"])
     + exercise(8, "08-Coordinators", uses: ["Coordinators"])
+    + exercise(9, "09-ProgressSuspendPriority", uses: ["AsyncOperations"])
     + exercise(10, "10-StructuredConcurrency")
 
 let everyday: [Target] =
@@ -61,8 +65,9 @@ let everyday: [Target] =
         .testTarget(
             name: "PlaygroundTests",
             dependencies: [
-                "SyncOnly", "ManualState", "AsyncOperations", "Cancellation", "CompletionOperations", "TaskOperations",
-                "ResultOperations", "ChainedOperations", "Coordinators", "StructuredConcurrency", "TestSupport",
+                "OperationBasics", "SyncOnly", "ManualState", "AsyncOperations", "Cancellation", "CompletionOperations",
+                "TaskOperations", "ResultOperations", "ChainedOperations", "Coordinators", "SteppedWork",
+                "StructuredConcurrency", "TestSupport",
             ]
         ),
     ] + chapters

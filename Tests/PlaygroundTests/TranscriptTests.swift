@@ -5,6 +5,7 @@ import Testing
 @Suite("Chapter READMEs show what the chapters print")
 struct TranscriptTests {
     static let chapters = [
+        ("chapter0", "00-OperationBasics"),
         ("chapter1", "01-SyncOnlyOperation"),
         ("chapter2", "02-ManualState"),
         ("chapter3", "03-Cancellation"),
@@ -13,6 +14,7 @@ struct TranscriptTests {
         ("chapter6", "06-ResultOperation"),
         ("chapter7", "07-ChainedOperations"),
         ("chapter8", "08-Coordinators"),
+        ("chapter9", "09-ProgressSuspendPriority"),
         ("chapter10", "10-StructuredConcurrency"),
     ]
 

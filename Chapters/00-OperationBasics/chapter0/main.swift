@@ -1,0 +1,95 @@
+// Chapter 0 — Operations in five minutes.
+// Read along: Chapters/00-OperationBasics/README.md
+import ChapterSupport
+import Foundation
+import OperationBasics
+
+/// Pacing for a human watching; none when CHAPTER_PACING=0. It never decides an order.
+func pace(_ seconds: Double) {
+    Thread.sleep(forTimeInterval: seconds * Pacing.scale)
+}
+
+// 1. A BlockOperation on an OperationQueue.
+heading("A BlockOperation on an OperationQueue")
+let queue = OperationQueue()
+let hello = BlockOperation { say("hello from an operation") }
+queue.addOperation(hello)
+queue.waitUntilAllOperationsAreFinished()  // fine here: nothing else needs this thread
+say("the queue is empty again")
+
+// 2. Dependencies on a queue of width 2: download first; resize and thumbnail after it (at
+// the same time, in either order); upload only when both have finished.
+heading("Dependencies on a queue of width 2")
+let widthTwo = OperationQueue()
+widthTwo.maxConcurrentOperationCount = 2
+let gauge = WidthGauge()
+let middleSteps = NameSet()
+// Each middle step waits until the other has started too: they can meet only if the queue runs
+// both at once. (With width 1 they would not meet, and each would give up after 5 s.)
+let resizeStarted = DispatchSemaphore(value: 0)
+let thumbnailStarted = DispatchSemaphore(value: 0)
+let download = BlockOperation { gauge.measure { say("download") } }
+let resize = BlockOperation {
+    gauge.measure {
+        resizeStarted.signal()
+        if thumbnailStarted.wait(timeout: .now() + 5) == .success { middleSteps.insert("resize") }
+        pace(0.2)
+    }
+}
+let thumbnail = BlockOperation {
+    gauge.measure {
+        thumbnailStarted.signal()
+        if resizeStarted.wait(timeout: .now() + 5) == .success { middleSteps.insert("thumbnail") }
+        pace(0.2)
+    }
+}
+let upload = BlockOperation {
+    gauge.measure { say("upload, after \(middleSteps.sorted.joined(separator: " and ")) ran at the same time") }
+}
+resize.addDependency(download)
+thumbnail.addDependency(download)
+upload.addDependency(resize)
+upload.addDependency(thumbnail)
+widthTwo.addOperations([upload, thumbnail, resize, download], waitUntilFinished: true)  // any order: the graph decides
+say("most operations running at once: \(gauge.most)")
+
+// 3. A serial queue: width 1, one operation at a time.
+heading("A serial queue: maxConcurrentOperationCount = 1")
+let serial = OperationQueue()
+serial.maxConcurrentOperationCount = 1
+let serialGauge = WidthGauge()
+for step in 1...3 {
+    serial.addOperation {
+        serialGauge.measure {
+            say("step \(step)")
+            pace(0.1)
+        }
+    }
+}
+serial.waitUntilAllOperationsAreFinished()
+say("never more than \(serialGauge.most) at once")
+
+// 4. States: ready, executing, finished; and the completion block, which runs after.
+heading("States and the completion block")
+let completionRan = DispatchSemaphore(value: 0)
+let watched = AnnouncingOperation("watched", report: say)
+watched.completionBlock = { [weak watched] in  // weak: the operation holds this block
+    say("completion block: the operation is \(watched.map { state(of: $0) } ?? "gone")")
+    completionRan.signal()
+}
+say("before the queue has it: \(state(of: watched))")
+queue.addOperation(watched)
+// waitUntilAllOperationsAreFinished does not wait for completion blocks: wait for it.
+waitOrExit(completionRan, for: "the completion block")
+
+// 5. A cancelled operation that never started never runs its block.
+heading("Cancelling an operation before it starts")
+let held = OperationQueue()
+held.isSuspended = true  // nothing starts while the queue is suspended
+let neverRuns = BlockOperation { say("this line is never printed") }
+held.addOperation(neverRuns)
+neverRuns.cancel()
+say("cancelled while pending: \(state(of: neverRuns))")
+held.isSuspended = false
+held.waitUntilAllOperationsAreFinished()
+say("after the queue let it go: \(state(of: neverRuns)), its block never ran")

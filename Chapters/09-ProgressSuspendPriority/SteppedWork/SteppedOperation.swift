@@ -1,0 +1,103 @@
+import AsyncOperations
+import Dispatch
+import Foundation
+
+/// An asynchronous operation with progress of its own: `ProgressReporting`.
+///
+/// Its work has `steps` steps; each waits for its turn at a `Turnstile`, so the caller decides
+/// when it advances. Its `progress` counts the steps, and works both ways:
+/// - `progress.cancel()` cancels the operation (the cancellation handler calls `cancel()`),
+///   and `cancel()` cancels the progress;
+/// - `progress.pause()` makes the work stop at its next safe point (between two steps) until
+///   `progress.resume()`. Nothing else pauses a running operation: a suspended queue does not.
+///
+/// Add `progress` as a child of a parent `Progress` to see several operations as one.
+public final class SteppedOperation: AsyncOperation, ProgressReporting, @unchecked Sendable {
+    // @unchecked Sendable: the base class guards its state; this subclass adds constants and
+    // `Progress`, which is thread-safe.
+    public let progress: Progress
+    private let label: String
+    private let turnstile: Turnstile
+    private let report: @Sendable (String) -> Void
+    private let resumed = DispatchSemaphore(value: 0)
+    private let cancelCalled = DispatchSemaphore(value: 0)
+
+    /// - Parameters:
+    ///   - label: the name the operation reports with.
+    ///   - steps: how many steps its work has.
+    ///   - turnstile: where each step waits for its turn.
+    ///   - report: what the operation says when it pauses, resumes or stops.
+    public init(
+        _ label: String, steps: Int, turnstile: Turnstile, report: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        self.label = label
+        self.progress = Progress(totalUnitCount: Int64(steps))
+        self.turnstile = turnstile
+        self.report = report
+        super.init()
+        progress.isCancellable = true
+        progress.isPausable = true
+        // [weak self]: the operation holds its progress, and the progress these handlers.
+        progress.cancellationHandler = { [weak self] in self?.cancel() }
+        progress.resumingHandler = { [weak self] in self?.resumed.signal() }
+        onCancel { [progress, cancelCalled] in
+            progress.cancel()  // and the other way round
+            cancelCalled.signal()
+        }
+    }
+
+    /// Waits until `cancel()` has been called, for example by the progress's cancellation
+    /// handler, which Foundation may call on another thread, later. False after `seconds`.
+    /// A blocking wait: for synchronous code.
+    public func waitUntilCancelled(seconds: Double = 10) -> Bool {
+        guard cancelCalled.wait(timeout: .now() + seconds) == .success else { return false }
+        cancelCalled.signal()  // for the next caller
+        return true
+    }
+
+    public override func main() {
+        // A thread of its own: the work blocks between steps, and must not hold one of the
+        // threads Dispatch shares with everything else in the process.
+        Thread { self.work() }.start()
+    }
+
+    private func work() {
+        for step in 1...progress.totalUnitCount {
+            guard turnstile.awaitTurn() else {
+                report("\(label): nobody let step \(step) through; giving up")
+                return finish()
+            }
+            // A safe point: between two steps, nothing is half done.
+            if isCancelled {
+                report("\(label): cancelled, stops before step \(step)")
+                finish()
+                return turnstile.acknowledge()
+            }
+            if progress.isPaused {
+                report("\(label): paused before step \(step)")
+                turnstile.acknowledge()
+                guard resumed.wait(timeout: .now() + 10) == .success else { return finish() }
+                report("\(label): resumed")
+            }
+            progress.completedUnitCount = step  // the step's work
+            turnstile.acknowledge()
+        }
+        finish()
+    }
+}
+
+/// "completed/total (percent)" of a progress, as the chapter prints it.
+public func describe(_ progress: Progress) -> String {
+    let percent = Int((progress.fractionCompleted * 100).rounded())
+    return "\(progress.completedUnitCount)/\(progress.totalUnitCount) (\(percent)%)"
+}
+
+/// An asynchronous operation with no progress of its own, the kind of every chapter before:
+/// it overrides `start()` (through `AsyncOperation`), so `OperationQueue.progress` never sees
+/// it finish.
+public final class QuietAsyncOperation: AsyncOperation, @unchecked Sendable {
+    // @unchecked Sendable: no state of its own; the base class guards its own.
+    public override func main() {
+        DispatchQueue.global().async { self.finish() }
+    }
+}
