@@ -1,8 +1,8 @@
 import Foundation
 
-// Two ways to get chapter 2 wrong, each a runnable operation so that a test can show what
-// happens; ManualStateOperation is the version that gets both right. Both share the flags
-// below; each differs from the right version only in how it announces the change.
+// Ways to get chapter 2 wrong, each a runnable operation so that a test can show what
+// happens; ManualStateOperation is the version that gets them right. The first two share the
+// flags below and differ from the right version only in how they announce the change.
 
 /// Two flags behind a lock, and the getters the queue reads. The subclasses set the flags.
 public class LockedFlagsOperation: Operation, @unchecked Sendable {
@@ -95,5 +95,59 @@ public final class SilentFinishOperation: LockedFlagsOperation, @unchecked Senda
     public func announceFinishedLate() {
         willChangeValue(forKey: "isFinished")
         didChangeValue(forKey: "isFinished")
+    }
+}
+
+/// Guards its flags with a *recursive* lock and announces "finished" while holding it — the
+/// usual cure for the deadlock of `NotifyingUnderLockOperation`, since the getters that
+/// `didChangeValue` reads on the same thread may now take the lock again.
+///
+/// It still deadlocks, with another thread: `waitUntilFinished()` holds Foundation's wait
+/// condition while it reads `isFinished`, which needs this lock; the finishing thread holds
+/// this lock while `didChangeValue(forKey: "isFinished")` takes the wait condition to wake the
+/// waiters (swift-corelibs-foundation's `Operation.swift`). Two locks taken in opposite orders.
+public final class RecursiveLockOperation: Operation, @unchecked Sendable {
+    // @unchecked Sendable: `executing` and `finished` are read and written under `lock`.
+    private let lock = NSRecursiveLock()
+    private var executing = false
+    private var finished = false
+    private let announcesUnderLock: Bool
+
+    /// - Parameter announcesUnderLock: true for the mistake; false announces after unlocking.
+    public init(announcesUnderLock: Bool) {
+        self.announcesUnderLock = announcesUnderLock
+    }
+
+    public override var isAsynchronous: Bool { true }
+    public override var isExecuting: Bool { lock.withLock { executing } }
+    public override var isFinished: Bool { lock.withLock { finished } }
+
+    public override func start() {
+        willChangeValue(forKey: "isExecuting")
+        lock.withLock { executing = true }
+        didChangeValue(forKey: "isExecuting")
+        DispatchQueue.global().async { self.finish() }
+    }
+
+    private func finish() {
+        if announcesUnderLock {
+            lock.withLock {
+                willChangeValue(forKey: "isExecuting")
+                willChangeValue(forKey: "isFinished")
+                executing = false
+                finished = true
+                didChangeValue(forKey: "isExecuting")
+                didChangeValue(forKey: "isFinished")  // takes the wait condition, holding `lock`
+            }
+        } else {
+            willChangeValue(forKey: "isExecuting")
+            willChangeValue(forKey: "isFinished")
+            lock.withLock {
+                executing = false
+                finished = true
+            }
+            didChangeValue(forKey: "isExecuting")
+            didChangeValue(forKey: "isFinished")
+        }
     }
 }

@@ -138,4 +138,53 @@ private final class TestBarrierOperation: BarrierQueueOperation, @unchecked Send
             return returned.wait(timeout: .now() + seconds) == .success
         }
     }
+
+    @Suite("Chapter 2 — a recursive lock does not prevent the deadlock with a waiting thread")
+    struct RecursiveLockDeadlockTests {
+        @Test(
+            "announcing under a recursive lock deadlocks against waitUntilFinished() on other threads (bounded, in a child)"
+        )
+        func inversionDeadlocks() async {
+            let result = await #expect(processExitsWith: .failure, observing: [\.standardOutputContent]) {
+                // Up to 20 rounds of 2,000 operations; a round that does not end within 1 s is
+                // the deadlock. Each round hit it in about half of the runs measured here.
+                for round in 1...20 where !Self.allWaitsReturn(announcingUnderLock: true, within: 1) {
+                    print("deadlocked in round \(round)")
+                    exit(3)
+                }
+                exit(0)
+            }
+            // Under ThreadSanitizer the child reports the inversion and exits with its own status.
+            let printed = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
+            #expect(printed.contains("deadlocked in round"))
+        }
+
+        @Test("the same operations announcing after unlocking: every wait returns")
+        func outsideTheLockIsFine() async {
+            await #expect(processExitsWith: .success) {
+                for _ in 1...2 where !Self.allWaitsReturn(announcingUnderLock: false, within: 5) { exit(3) }
+                exit(0)
+            }
+        }
+
+        /// Runs 2,000 operations on a queue while four threads wait for them with
+        /// `waitUntilFinished()`; true if every wait returned within `seconds`. Synchronous: it
+        /// blocks, which only a child process's own threads may.
+        static func allWaitsReturn(announcingUnderLock: Bool, within seconds: Double) -> Bool {
+            let operations = (0..<2000).map { _ in RecursiveLockOperation(announcesUnderLock: announcingUnderLock) }
+            OperationQueue().addOperations(operations, waitUntilFinished: false)
+            let waitersDone = DispatchSemaphore(value: 0)
+            let waiterCount = 4
+            for waiter in 0..<waiterCount {
+                Thread {
+                    for (index, operation) in operations.enumerated() where index % waiterCount == waiter {
+                        operation.waitUntilFinished()
+                    }
+                    waitersDone.signal()
+                }.start()
+            }
+            let deadline = DispatchTime.now() + seconds
+            return (0..<waiterCount).allSatisfy { _ in waitersDone.wait(timeout: deadline) == .success }
+        }
+    }
 #endif
