@@ -174,5 +174,8 @@ extension UploadOutcome? {
                 return barrierRan.wait(timeout: .now() + 0.5) == .success
             }
         }
+    #else
+        // Darwin: a cancelled barrier block is a cancelled dependent there too, but whether
+        // Darwin's Foundation holds dependents unretained is not documented; not asserted.
     #endif
 #endif

@@ -67,6 +67,11 @@ struct LifecycleRegressionTests {
             #expect(operation.isFinished && operation.isCancelled)
             #expect(operation.mainRuns.value == 0, "main() started work for a finished operation")
         }
+    #else
+        // Darwin: the test hooks the read of isExecuting that Linux's didChangeValue makes while
+        // start() announces "executing"; when key-value observing reads it is not documented, so
+        // the same moment cannot be reached from a test there. The fix (main() runs only for an
+        // operation still executing and not finishing) is the same code on both platforms.
     #endif
 
     @Test("TaskOperation: 2,000 cancels racing the task's end never leave isCancelled with a .success")
@@ -149,6 +154,10 @@ struct LifetimeRegressionTests {
                     exit(0)
                 }
             }
+        #else
+            // Darwin: whether its Foundation also holds dependents unretained is not documented,
+            // so this crash is not asserted there; the package's own operations below must
+            // survive on both platforms.
         #endif
 
         @Test("the package's base: a cancelled dependent stays alive until its dependency finished")
