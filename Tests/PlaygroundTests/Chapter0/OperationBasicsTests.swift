@@ -35,13 +35,13 @@ struct OperationBasicsTests {
                     twoStarted.increment()
                     threeStarted.increment()
                     // A blocking wait in a synchronous operation, bounded: the test opens it.
-                    let deadline = Date() + 5
+                    let deadline = Date() + 60
                     while !open.isRaised && Date() < deadline { usleep(1_000) }
                 }
             }
         }
         queue.add(operations)
-        #expect(await twoStarted.waitForTarget(seconds: 5), "two operations should run at once")
+        #expect(await twoStarted.waitForTarget(seconds: 30), "two operations should run at once")
         // Width 2 always waits out this short deadline; a wider queue starts a third at once.
         let thirdStartedEarly = await threeStarted.waitForTarget(seconds: 0.1)
         open.raise()
@@ -92,7 +92,7 @@ struct OperationBasicsTests {
             reference.object = operation
             OperationQueue().addOperation(operation)
         }
-        #expect(await sawFinished.wait(seconds: 5), "the completion block should see the operation finished")
+        #expect(await sawFinished.wait(seconds: 30), "the completion block should see the operation finished")
         #expect(await reference.isFreed(), "nothing should keep a finished operation")
     }
 

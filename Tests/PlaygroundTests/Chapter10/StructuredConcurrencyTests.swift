@@ -131,13 +131,13 @@ struct StructuredConcurrencyTests {
         #expect(await first.value)
     }
 
-    @Test("FIFOQueue runs 500 jobs one at a time, in the order enqueued, across suspensions")
+    @Test("FIFOQueue runs 200 jobs one at a time, in the order enqueued, across suspensions")
     func fifoOrder() async {
         let queue = FIFOQueue()
         let order = Locked<[Int]>([])
         let gauge = ConcurrencyGauge()
-        let done = Counter(target: 500)
-        for index in 0..<500 {
+        let done = Counter(target: 200)
+        for index in 0..<200 {
             queue.enqueue {
                 await gauge.measure {
                     order.withLock { $0.append(index) }
@@ -146,8 +146,10 @@ struct StructuredConcurrencyTests {
                 done.increment()
             }
         }
-        #expect(await done.waitForTarget(seconds: 10))
-        #expect(order.withLock { $0 } == Array(0..<500))
+        // Bounded generously: under ThreadSanitizer, beside the whole suite, 500 jobs once took
+        // longer than 10 s. A correct queue is never close to the bound.
+        #expect(await done.waitForTarget(seconds: 60))
+        #expect(order.withLock { $0 } == Array(0..<200))
         #expect(gauge.most == 1)
     }
 

@@ -13,7 +13,7 @@ struct ProgressSuspendPriorityTests {
     /// Lets one step through, off the cooperative pool; false if the work never acknowledged it.
     func advance(_ turnstile: Turnstile) async -> Bool {
         let acknowledged = Flag()
-        let returned = await blockingCall { if turnstile.advance() { acknowledged.raise() } }
+        let returned = await blockingCall(within: 30) { if turnstile.advance() { acknowledged.raise() } }
         return returned && acknowledged.isRaised
     }
 
@@ -38,7 +38,7 @@ struct ProgressSuspendPriorityTests {
 
     @Test("a parent Progress sees its children, the operations' own, advance step by step")
     func parentSeesChildren() async {
-        let turnstile = Turnstile(timeout: 5)
+        let turnstile = Turnstile(timeout: 30)
         let first = SteppedOperation("first", steps: 2, turnstile: turnstile)
         let second = SteppedOperation("second", steps: 2, turnstile: turnstile)
         let parent = Progress(totalUnitCount: 2)
@@ -58,7 +58,7 @@ struct ProgressSuspendPriorityTests {
 
     @Test("cancelling the parent progress cancels the operation; its work stops at a safe point")
     func progressCancelCancelsTheOperation() async {
-        let turnstile = Turnstile(timeout: 5)
+        let turnstile = Turnstile(timeout: 30)
         let operation = SteppedOperation("upload", steps: 3, turnstile: turnstile)
         let parent = Progress(totalUnitCount: 1)
         parent.addChild(operation.progress, withPendingUnitCount: 1)
@@ -66,7 +66,7 @@ struct ProgressSuspendPriorityTests {
         queue.addOperation(operation)
         #expect(await advance(turnstile))
         parent.cancel()
-        #expect(await blockingCall { _ = operation.waitUntilCancelled(seconds: 5) })
+        #expect(await blockingCall(within: 30) { _ = operation.waitUntilCancelled(seconds: 30) })
         #expect(operation.isCancelled, "the cancellation handler should cancel the operation")
         #expect(await advance(turnstile))
         #expect(await queueLearnsFinished(operation))
@@ -82,7 +82,7 @@ struct ProgressSuspendPriorityTests {
 
     @Test("a suspended queue lets a running operation finish, and starts nothing new")
     func suspendDoesNotPause() async {
-        let turnstile = Turnstile(timeout: 5)
+        let turnstile = Turnstile(timeout: 30)
         let running = SteppedOperation("running", steps: 2, turnstile: turnstile)
         let nextStarted = Flag()
         let next = BlockOperation { nextStarted.raise() }
@@ -97,12 +97,12 @@ struct ProgressSuspendPriorityTests {
         // isSuspended would start `next` as soon as `running` finished.
         #expect(!(await nextStarted.wait(seconds: 0.1)), "nothing starts while suspended")
         queue.isSuspended = false
-        #expect(await nextStarted.wait(seconds: 5))
+        #expect(await nextStarted.wait(seconds: 30))
     }
 
     @Test("Progress.pause() stops the work at its next safe point until resume()")
     func pauseAtSafePoint() async {
-        let turnstile = Turnstile(timeout: 5)
+        let turnstile = Turnstile(timeout: 30)
         let log = EventLog()
         let operation = SteppedOperation("export", steps: 2, turnstile: turnstile, report: log.record)
         OperationQueue().addOperation(operation)
@@ -166,7 +166,7 @@ struct ProgressSuspendPriorityTests {
     @Test("the operation is freed once finished")
     func freed() async {
         let reference = WeakReference()
-        let turnstile = Turnstile(timeout: 5)
+        let turnstile = Turnstile(timeout: 30)
         do {
             let operation = SteppedOperation("freed", steps: 1, turnstile: turnstile)
             reference.object = operation
