@@ -20,33 +20,7 @@ let chapters: [Target] =
     + chapter(9, "09-ProgressSuspendPriority", library: "SteppedWork", uses: ["AsyncOperations", "TaskOperations"])
     + chapter(10, "10-StructuredConcurrency", library: "StructuredConcurrency", uses: ["TaskOperations"])
 
-// The workshop (Scripts/workshop): one exercise per chapter, a stub the learner completes.
-// Exercises are not part of the everyday build, so that an unfinished one never breaks
-// `swift run chapterN` or `swift test`: Scripts/workshop sets WORKSHOP_EXERCISES (for example
-// "2", or "1 2 3") and builds just those, with the chapters' libraries, in .build/workshop.
-//
-// To add exercise N to chapter folder Chapters/NN-Name:
-//   1. Chapters/NN-Name/ExerciseN/<One>.swift         the stub the learner edits (one file)
-//   2. Chapters/NN-Name/ExerciseNReference/            Stub.swift (a copy of that file),
-//      Solution.swift, Hint.md, and Stuck.md (what a check that ran out of time usually means)
-//   3. Tests/WorkshopTests/ExerciseN/ExerciseNTests.swift   @Suite("Exercise N — ...")
-//   4. one line below. Scripts/workshop finds exercises by their folders; `verify` then checks
-//      that the solution passes and the stub fails.
-let workshopExercises = (Context.environment["WORKSHOP_EXERCISES"] ?? "").split(separator: " ").map(String.init)
-let exercises: [Target] =
-    exercise(0, "00-OperationBasics")
-    + exercise(1, "01-SyncOnlyOperation")
-    + exercise(2, "02-ManualState")
-    + exercise(3, "03-Cancellation")
-    + exercise(4, "04-CompletionOperation", uses: ["AsyncOperations"])
-    + exercise(5, "05-TaskOperation", uses: ["AsyncOperations"])
-    + exercise(6, "06-ResultOperation", uses: ["AsyncOperations"])
-    + exercise(7, "07-ChainedOperations", uses: ["ChainedOperations"])
-    + exercise(8, "08-Coordinators", uses: ["Coordinators"])
-    + exercise(9, "09-ProgressSuspendPriority", uses: ["AsyncOperations"])
-    + exercise(10, "10-StructuredConcurrency")
-
-let everyday: [Target] =
+let supportAndTests: [Target] =
     [
         // Pacing and printing for the chapters' executables.
         .target(name: "ChapterSupport", path: "Chapters/Support"),
@@ -60,7 +34,7 @@ let everyday: [Target] =
         ),
         // Scripts/measure-stall: what blocking the cooperative thread pool costs (chapter 5).
         .executableTarget(name: "cooperative-stall", path: "Scripts/Sources/CooperativeStall"),
-        // Bounded, non-blocking waits shared by the tests and the workshop's tests.
+        // Bounded, non-blocking waits shared by the tests and the workshop's (Chapters/Workshop).
         .target(name: "TestSupport", dependencies: ["AsyncOperations", "TaskOperations"], path: "Tests/TestSupport"),
         .testTarget(
             name: "PlaygroundTests",
@@ -70,7 +44,7 @@ let everyday: [Target] =
                 "StructuredConcurrency", "TestSupport",
             ]
         ),
-    ] + chapters
+    ]
 
 let package = Package(
     name: "AsyncOperationsPlayground",
@@ -78,8 +52,11 @@ let package = Package(
     // copy the operations into apps); the tests that start processes are macOS and Linux only.
     // Swift 6.2 (the tools version above) is what the tests' exit tests need.
     platforms: [.macOS(.v13), .iOS(.v16)],
-    // For the workshop: the libraries (no executables, no other tests) and the chosen exercises.
-    targets: workshopExercises.isEmpty ? everyday : everyday.filter { $0.type == .regular } + exercises
+    // The workshop's package, Chapters/Workshop, imports the chapters' libraries and TestSupport.
+    products: (chapters.filter { $0.type == .regular }.map(\.name) + ["TestSupport"]).map {
+        .library(name: $0, targets: [$0])
+    },
+    targets: chapters + supportAndTests
 )
 
 /// A chapter: its library in Chapters/<folder>/<library>, and its executable `chapterN` in
@@ -97,21 +74,4 @@ func chapter(_ number: Int, _ folder: String, library name: String, uses: [Strin
 /// A library target in Chapters/<folder>/<name>.
 func library(_ name: String, in folder: String, uses: [String] = []) -> [Target] {
     [.target(name: name, dependencies: uses.map { .target(name: $0) }, path: "Chapters/\(folder)/\(name)")]
-}
-
-/// Workshop exercise `number`, if the workshop asked for it: the stub the learner completes,
-/// in Chapters/<folder>/ExerciseN, and its tests, in Tests/WorkshopTests/ExerciseN, which may
-/// use every chapter's library and TestSupport.
-@MainActor func exercise(_ number: Int, _ folder: String, uses: [String] = []) -> [Target] {
-    guard workshopExercises.contains("\(number)") else { return [] }
-    let libraries = chapters.filter { $0.type == .regular }.map { Target.Dependency.target(name: $0.name) }
-    return [
-        .target(
-            name: "Exercise\(number)", dependencies: uses.map { .target(name: $0) },
-            path: "Chapters/\(folder)/Exercise\(number)"),
-        .testTarget(
-            name: "Exercise\(number)Tests",
-            dependencies: [.target(name: "Exercise\(number)"), "TestSupport"] + libraries,
-            path: "Tests/WorkshopTests/Exercise\(number)"),
-    ]
 }

@@ -8,10 +8,11 @@ public struct ExerciseSource {
     public let code: String
     public let path: String
 
-    /// Reads `path` (from the repository's root), found from the test file that asks.
+    /// Reads `path`, from the exercise's folder (e.g. "Exercise2/AnnouncingOperation.swift"),
+    /// found from the test file that asks: Chapters/Workshop/NN-Name/Tests/File.swift.
     public init?(_ path: String, testFile: String = #filePath) {
         var root = URL(fileURLWithPath: testFile)
-        for _ in 0..<4 { root.deleteLastPathComponent() }  // Tests/WorkshopTests/ExerciseN/File.swift
+        for _ in 0..<2 { root.deleteLastPathComponent() }
         guard let text = try? String(contentsOf: root.appendingPathComponent(path), encoding: .utf8) else {
             return nil
         }

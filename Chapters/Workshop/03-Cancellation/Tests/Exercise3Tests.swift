@@ -25,7 +25,7 @@ struct Exercise3Tests {
     @Test("cancelled before it starts: start() announces \"isFinished\" with willChangeValue before didChangeValue")
     func announcesFinished() throws {
         let source = try #require(
-            ExerciseSource("Chapters/03-Cancellation/Exercise3/CancelAwareOperation.swift"),
+            ExerciseSource("Exercise3/CancelAwareOperation.swift"),
             "the exercise file is missing")
         let start = try #require(source.body(of: "func start()"), "\(source.path) has no func start()")
         guard let cancelledBranch = start.range(of: "isCancelled") else {

@@ -25,7 +25,7 @@ struct Exercise2Tests {
     )
     func announcesBothKeys() throws {
         let source = try #require(
-            ExerciseSource("Chapters/02-ManualState/Exercise2/AnnouncingOperation.swift"),
+            ExerciseSource("Exercise2/AnnouncingOperation.swift"),
             "the exercise file is missing")
         let finish = try #require(source.body(of: "func finish()"), "\(source.path) has no func finish()")
         for problem in ExerciseSource.announcementProblems(
