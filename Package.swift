@@ -22,8 +22,11 @@ let chapters: [Target] =
 
 let supportAndTests: [Target] =
     [
-        // Pacing and printing for the chapters' executables.
-        .target(name: "ChapterSupport", path: "Chapters/Support"),
+        // Records what a run does, for the pictures in each chapter's timelines folder (off
+        // unless a chapter runs with --timeline FOLDER). Every library reports to it.
+        .target(name: "Recording", path: "Chapters/Support/Recording"),
+        // Pacing, printing and drawing the pictures, for the chapters' executables.
+        .target(name: "ChapterSupport", dependencies: ["Recording"], path: "Chapters/Support/ChapterSupport"),
         // Scripts/benchmark runs this in release mode.
         .executableTarget(
             name: "benchmark",
@@ -41,7 +44,7 @@ let supportAndTests: [Target] =
             dependencies: [
                 "OperationBasics", "SyncOnly", "ManualState", "AsyncOperations", "Cancellation", "CompletionOperations",
                 "TaskOperations", "ResultOperations", "ChainedOperations", "Coordinators", "SteppedWork",
-                "StructuredConcurrency", "TestSupport",
+                "StructuredConcurrency", "TestSupport", "ChapterSupport", "Recording",
             ]
         ),
     ]
@@ -73,5 +76,9 @@ func chapter(_ number: Int, _ folder: String, library name: String, uses: [Strin
 
 /// A library target in Chapters/<folder>/<name>.
 func library(_ name: String, in folder: String, uses: [String] = []) -> [Target] {
-    [.target(name: name, dependencies: uses.map { .target(name: $0) }, path: "Chapters/\(folder)/\(name)")]
+    [
+        .target(
+            name: name, dependencies: (uses + ["Recording"]).map { .target(name: $0) },
+            path: "Chapters/\(folder)/\(name)")
+    ]
 }

@@ -1,22 +1,36 @@
 import Dispatch
 import Foundation
+import Recording
 
 /// Prints one line of a chapter's story at once, whichever thread it comes from.
 ///
 /// Lines go through `print` so that they interleave correctly with what Foundation itself
 /// prints to standard output; the flush makes them appear immediately even when the output
-/// is a pipe (the transcript tests read it through one).
+/// is a pipe (the transcript tests read it through one). When the run is recorded
+/// (`--timeline`), the recorder notes the line too.
 @Sendable public func say(_ line: String) {
+    if let recorder = Recorder.current {
+        recorder.printed(line, by: printLine)
+    } else {
+        printLine(line)
+    }
+}
+
+@Sendable private func printLine(_ line: String) {
     print(line)
     fflush(nil)  // nil: all output streams; `stdout` itself is a global var Swift 6 rejects
 }
 
-/// Prints a chapter section's heading, after a blank line unless it is the first one.
+/// Prints a chapter section's heading, after a blank line unless it is the first one. When the
+/// run is recorded (`--timeline`), what follows is the section's picture; with `besidePrevious`,
+/// it is drawn beside the previous section's (a popular version, then its fix).
 /// (Main-actor isolated like the top-level code that calls it, which makes the flag safe.)
-@MainActor public func heading(_ title: String) {
-    if hasPrintedHeading { say("") }
+@MainActor public func heading(_ title: String, besidePrevious: Bool = false) {
+    if hasPrintedHeading { printLine("") }
+    if !hasPrintedHeading { TimelineFiles.writeAtExit() }
     hasPrintedHeading = true
-    say("== \(title)")
+    printLine("== \(title)")  // not a printed line of the section: its title
+    Recorder.current?.beginSection(title, besidePrevious: besidePrevious)
 }
 
 @MainActor private var hasPrintedHeading = false
@@ -28,6 +42,8 @@ public func waitOrExit(_ semaphore: DispatchSemaphore, seconds: Double = 10, for
         say("Gave up after \(seconds) s waiting for \(what).")
         exit(1)
     }
+    // Its return alone: when the wait began is not caused by what it waits for.
+    Recorder.current?.recordHere(.waitReturned, detail: "waits for \(what)")
 }
 
 /// A result as the chapters print it: "success(…)" or "failure(…)", without the module
