@@ -27,8 +27,8 @@ enum Transcript {
         return Array(lines[(markerIndex + 2)..<end])
     }
 
-    /// Runs the chapter's executable, unpaced, and returns the lines it printed.
-    static func run(_ chapter: String, within seconds: Double = 30) async throws -> [String] {
+    /// Runs the chapter's executable, unpaced, with `arguments`, and returns the lines it printed.
+    static func run(_ chapter: String, arguments: [String] = [], within seconds: Double = 30) async throws -> [String] {
         let executable = productsDirectory.appendingPathComponent(chapter)
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw TranscriptError(
@@ -51,6 +51,7 @@ enum Transcript {
 
             let process = Process()
             process.executableURL = executable
+            process.arguments = arguments
             process.environment = ProcessInfo.processInfo.environment.merging(["CHAPTER_PACING": "0"]) { $1 }
             process.standardOutput = output
             let exited = Flag()

@@ -1,0 +1,30 @@
+import Testing
+
+/// The pictures in each chapter's `timelines` folder are what a real run draws, and each README
+/// shows pictures of its own chapter.
+@Suite("Chapter pictures are drawn from real runs")
+struct TimelineTests {
+    /// The chapters whose READMEs show pictures of their runs.
+    static let chapters = [
+        ("chapter0", "00-OperationBasics")
+    ]
+
+    @Test("a recorded run prints what the README shows and draws the committed pictures", arguments: chapters)
+    func picturesMatchARun(chapter: String, folder: String) async throws {
+        let (printed, drawn) = try await TimelineCheck.record(chapter)
+        // Recording never changes what a chapter prints.
+        let expected = try Transcript.expected(chapter: chapter, folder: folder)
+        let diff = Transcript.diff(expected: expected, printed: printed)
+        #expect(diff.isEmpty, "`\(chapter) --timeline` prints other lines than the README shows:\n\(diff)")
+
+        let problems = TimelineCheck.differences(
+            committed: try TimelineCheck.committed(folder: folder), drawn: drawn, folder: folder)
+        #expect(problems.isEmpty, "Chapters/\(folder):\n\(problems.joined(separator: "\n"))")
+    }
+
+    @Test("the README shows pictures from its own chapter's timelines folder", arguments: chapters)
+    func readmeShowsItsOwnPictures(chapter: String, folder: String) throws {
+        let problems = try TimelineCheck.readmeProblems(chapter: chapter, folder: folder)
+        #expect(problems.isEmpty, "Chapters/\(folder)/README.md:\n\(problems.joined(separator: "\n"))")
+    }
+}
