@@ -27,16 +27,23 @@ struct ManualStateOperationTests {
 
     @Test("waitUntilFinished returns only after finish(): Starting, Executing, Operations finished")
     func waitReturnsAfterFinish() async {
+        let held = HeldQueue()
         let log = EventLog()
-        let operation = DelayedPrintOperation(after: .seconds(0), report: log.record)
+        let started = Flag()
+        let operation = DelayedPrintOperation(
+            after: .seconds(0), on: held.queue, report: log.recorder(raising: started, at: "Starting"))
         let queue = OperationQueue()
-
-        let returned = await blockingCall {
+        let returned = Flag()
+        Thread {
             queue.addOperations([operation], waitUntilFinished: true)
             log.record("Operations finished")
-        }
+            returned.raise()
+        }.start()
 
-        #expect(returned)
+        #expect(await started.wait())
+        #expect(await !returned.wait(seconds: 0.2), "the wait may not return while the work is held back")
+        held.release()
+        #expect(await returned.wait())
         #expect(log.events == ["Starting", "Executing", "Operations finished"])
     }
 
