@@ -21,7 +21,9 @@ let rounds = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 
 
 // Each operation's work is empty and finishes at once, so what is measured is the
 // operation machinery: state storage, notifications, and the queue's bookkeeping.
-final class BarrierOperation: BarrierQueueOperation, @unchecked Sendable {
+// The posts' base operation (chapter 2), as "Asynchronous Operations with Async/Await" writes
+// it: ConcurrentSolutionsPost's is the same but prints "Starting" from every start().
+final class BarrierOperation: AsyncAwaitPost.AsyncOperation, @unchecked Sendable {
     // @unchecked Sendable: no state of its own.
     override func main() { finish() }
 }
