@@ -56,7 +56,8 @@ let everyday: [Target] =
         .executableTarget(
             name: "benchmark",
             dependencies: [
-                "AsyncOperations", "ManualState", "TaskOperations", "Coordinators", "StructuredConcurrency",
+                "AsyncOperations", "ManualState", "CompletionOperations", "TaskOperations", "Coordinators",
+                "StructuredConcurrency",
             ],
             path: "Scripts/Sources/Benchmark"
         ),
