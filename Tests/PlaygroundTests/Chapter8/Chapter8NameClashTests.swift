@@ -63,6 +63,25 @@ import Testing
         }
     }
 
+    extension Chapter8NameClashTests {
+        @Test("Swift 6 refuses to call the article's completion from a dispatch queue")
+        func completionIsNotSendable() async throws {
+            let compiler = try await Compiler.withArticleModule()
+            defer { compiler.removeFolder() }
+            let refused = try await compiler.typecheck(
+                """
+                import Dispatch
+                import PopularCoordinators
+                final class Later: Operation {
+                    func perform(completion: @escaping OperationCompletion) {
+                        DispatchQueue.global().async { completion(nil) }
+                    }
+                }
+                """)
+            #expect(refused.contains("capture of 'completion' with non-Sendable type"), "compiler said: \(refused)")
+        }
+    }
+
     /// Runs the Swift compiler on small files, next to a build of the article's module.
     struct Compiler {
         /// The compiler and the arguments that come before swiftc's own; nil if there is none.
