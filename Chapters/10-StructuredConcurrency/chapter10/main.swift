@@ -125,16 +125,18 @@ heading("Barrier: addBarrierBlock")
 let total = Locked(0)
 let barrierQueue = OperationQueue()
 barrierQueue.isSuspended = true  // all of it is pending together when the queue resumes
-// The three operations before the barrier wait until all three have started, then add their
-// value: a plain block in the barrier's place would start alongside them and see 0.
+// The three operations before the barrier wait (without holding a thread) until all three
+// have started, then add their value: a plain block in the barrier's place would start
+// alongside them and see 0.
 let beforeStarted = Countdown(3)
-let letThemAdd = DispatchSemaphore(value: 0)
+let letThemAdd = Countdown(1)
 for value in [1, 2, 3] {
-    barrierQueue.addOperation {
-        beforeStarted.arrive()
-        _ = letThemAdd.wait(timeout: .now() + 10)  // bounded; signalled below
-        total.withLock { $0 += value }
-    }
+    barrierQueue.addOperation(
+        TaskOperation {
+            beforeStarted.arrive()
+            await letThemAdd.untilZero()
+            total.withLock { $0 += value }
+        })
 }
 let sumSeen = Countdown(1)
 barrierQueue.addBarrierBlock {
@@ -144,7 +146,7 @@ barrierQueue.addBarrierBlock {
 barrierQueue.addOperation { total.withLock { $0 += 100 } }
 barrierQueue.isSuspended = false
 await beforeStarted.untilZero()
-for _ in 1...3 { letThemAdd.signal() }
+letThemAdd.arrive()
 await sumSeen.untilZero()
 
 heading("Barrier: await the group, then the next step")

@@ -1,5 +1,6 @@
 import Foundation
 import OperationBasics
+import TaskOperations
 import TestSupport
 import Testing
 
@@ -70,11 +71,10 @@ struct OperationBasicsTests {
         let firstStarted = Flag()
         let release = Flag()
         let othersStarted = Counter(target: 1)
-        let held = BlockOperation {
+        // Held without holding a thread (an operation that awaits, chapter 5's TaskOperation).
+        let held = TaskOperation {
             firstStarted.raise()
-            // A blocking wait in a synchronous operation, bounded: the test raises the flag.
-            let deadline = Date() + 60
-            while !release.isRaised && Date() < deadline { usleep(1_000) }
+            _ = await release.wait(seconds: 60)  // bounded: the test raises the flag
         }
         let others = (1...4).map { _ in BlockOperation { othersStarted.increment() } }
         queue.add([held] + others)

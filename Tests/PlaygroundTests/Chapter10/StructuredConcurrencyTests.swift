@@ -261,20 +261,21 @@ struct StructuredConcurrencyTests {
     func barriers() async {
         // Everything is pending together when the suspended queue resumes; the three operations
         // before the barrier are held until the test lets them go. A wide queue would start a
-        // plain block (and the operation after it) at once, while the three are held.
+        // plain block (and the operation after it) at once, while the three are held. They are
+        // held without holding a thread (TaskOperations awaiting a flag), so that three at once
+        // never depend on how many threads Dispatch will lend.
         let queue = OperationQueue()
         queue.isSuspended = true
         let total = Locked(0)
         let beforeStarted = Counter(target: 3)
         let release = Flag()
         for value in 1...3 {
-            queue.addOperation {
-                beforeStarted.increment()
-                // A blocking wait in a synchronous operation, bounded: the test raises the flag.
-                let deadline = Date() + 60
-                while !release.isRaised && Date() < deadline { usleep(1_000) }
-                total.withLock { $0 += value }
-            }
+            queue.addOperation(
+                TaskOperation {
+                    beforeStarted.increment()
+                    _ = await release.wait(seconds: 60)  // bounded: the test raises the flag
+                    total.withLock { $0 += value }
+                })
         }
         let seen = Locked<Int?>(nil)
         let barrierRan = Flag()
