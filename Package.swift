@@ -15,8 +15,10 @@ let chapters: [Target] =
     + chapter(5, "05-TaskOperation", library: "TaskOperations", uses: ["AsyncOperations"])
     + chapter(6, "06-ResultOperation", library: "ResultOperations", uses: ["AsyncOperations", "ManualState"])
     + chapter(7, "07-ChainedOperations", library: "ChainedOperations", uses: ["AsyncOperations", "ResultOperations"])
-    // Chapter 8 needs no OperationQueue, and no base operation.
-    + chapter(8, "08-Coordinators", library: "Coordinators")
+    // Chapter 8 needs no OperationQueue, and no base operation. The article's own code is a module of
+    // its own (its protocol is named `Operation`, like Foundation's), which chapter 8 also runs.
+    + library("PopularCoordinators", in: "08-Coordinators")
+    + chapter(8, "08-Coordinators", library: "Coordinators", showing: ["PopularCoordinators"])
     + chapter(9, "09-ProgressSuspendPriority", library: "SteppedWork", uses: ["AsyncOperations", "TaskOperations"])
     + chapter(10, "10-StructuredConcurrency", library: "StructuredConcurrency", uses: ["TaskOperations"])
 
@@ -31,7 +33,8 @@ let supportAndTests: [Target] =
         .executableTarget(
             name: "benchmark",
             dependencies: [
-                "AsyncOperations", "ManualState", "TaskOperations", "Coordinators", "StructuredConcurrency",
+                "AsyncOperations", "ManualState", "CompletionOperations", "TaskOperations", "Coordinators",
+                "StructuredConcurrency",
             ],
             path: "Scripts/Sources/Benchmark"
         ),
@@ -43,8 +46,8 @@ let supportAndTests: [Target] =
             name: "PlaygroundTests",
             dependencies: [
                 "OperationBasics", "SyncOnly", "ManualState", "AsyncOperations", "Cancellation", "CompletionOperations",
-                "TaskOperations", "ResultOperations", "ChainedOperations", "Coordinators", "SteppedWork",
-                "StructuredConcurrency", "TestSupport", "ChapterSupport", "Recording",
+                "TaskOperations", "ResultOperations", "ChainedOperations", "Coordinators", "PopularCoordinators",
+                "SteppedWork", "StructuredConcurrency", "TestSupport", "ChapterSupport", "Recording",
             ]
         ),
     ]
@@ -63,12 +66,15 @@ let package = Package(
 )
 
 /// A chapter: its library in Chapters/<folder>/<library>, and its executable `chapterN` in
-/// Chapters/<folder>/chapterN, which tells the chapter's story with that library.
-func chapter(_ number: Int, _ folder: String, library name: String, uses: [String] = []) -> [Target] {
+/// Chapters/<folder>/chapterN, which tells the chapter's story with that library (and with the
+/// libraries in `showing`, if it also runs an article's own code).
+func chapter(
+    _ number: Int, _ folder: String, library name: String, uses: [String] = [], showing: [String] = []
+) -> [Target] {
     library(name, in: folder, uses: uses) + [
         .executableTarget(
             name: "chapter\(number)",
-            dependencies: [.target(name: name), "ChapterSupport"],
+            dependencies: [.target(name: name), "ChapterSupport"] + showing.map { .target(name: $0) },
             path: "Chapters/\(folder)/chapter\(number)"
         )
     ]
