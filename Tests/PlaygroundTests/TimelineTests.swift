@@ -6,7 +6,9 @@ import Testing
 struct TimelineTests {
     /// The chapters whose READMEs show pictures of their runs.
     static let chapters = [
-        ("chapter0", "00-OperationBasics")
+        ("chapter0", "00-OperationBasics"),
+        ("chapter2", "02-ManualState"),
+        ("chapter8", "08-Coordinators"),
     ]
 
     @Test("a recorded run prints what the README shows and draws the committed pictures", arguments: chapters)

@@ -34,6 +34,17 @@ public func drawnTogether(_ operations: Operation...) {
     Recorder.current?.inAnyOrder(operations)
 }
 
+/// For the chapter's pictures, when the run is recorded: work named `lane` that is not an
+/// `Operation` (a coordinated operation, a task) begins. Drawn as an executing bar.
+public func workBegins(_ lane: String) {
+    Recorder.current?.record(.executing, lane: lane)
+}
+
+/// For the chapter's pictures: the work named `lane` has ended (it calls its completion).
+public func workEnds(_ lane: String) {
+    Recorder.current?.record(.finished, lane: lane)
+}
+
 /// A `BlockOperation` that reports its events; `BlockOperation.named` makes one in a recorded run.
 final class ReportingBlockOperation: BlockOperation, @unchecked Sendable {
     // @unchecked Sendable: adds no stored state to BlockOperation, which is thread-safe.
@@ -52,11 +63,13 @@ final class ReportingBlockOperation: BlockOperation, @unchecked Sendable {
 
     override func main() {
         guard let recorder = Recorder.current else { return super.main() }
-        recorder.record(.executing, self)  // the base start() set it before calling main()
-        recorder.withLane(of: self) { super.main() }
-        // The base start() marks it finished as soon as main() returns: whatever that lets go on
-        // (a waiter, a dependent) comes after this report.
-        recorder.record(.finished, self)
+        recorder.reporting {
+            recorder.record(.executing, self)  // the base start() set it before calling main()
+            recorder.withLane(of: self) { super.main() }
+            // The base start() marks it finished as soon as main() returns: whatever that lets
+            // go on (a waiter, a dependent) comes after this report.
+            recorder.record(.finished, self)
+        }
     }
 
     override func cancel() {
@@ -80,13 +93,15 @@ final class ReportingOperationQueue: OperationQueue, @unchecked Sendable {
     private static let addingKey = "ReportingOperationQueue.adding"
 
     override func addOperation(_ operation: Operation) {
-        if Thread.current.threadDictionary[Self.addingKey] == nil { Recorder.current?.record(.added, operation) }
+        if Thread.current.threadDictionary[Self.addingKey] == nil {
+            Recorder.current?.record(.added, operation, onlyIfReporting: true)
+        }
         super.addOperation(operation)
     }
 
     override func addOperations(_ operations: [Operation], waitUntilFinished wait: Bool) {
         let recorder = Recorder.current
-        for operation in operations { recorder?.record(.added, operation) }
+        for operation in operations { recorder?.record(.added, operation, onlyIfReporting: true) }
         if wait { recorder?.recordHere(.waits, detail: "addOperations(_:waitUntilFinished: true)") }
         Thread.current.threadDictionary[Self.addingKey] = true
         super.addOperations(operations, waitUntilFinished: wait)

@@ -42,8 +42,8 @@ public func waitOrExit(_ semaphore: DispatchSemaphore, seconds: Double = 10, for
         say("Gave up after \(seconds) s waiting for \(what).")
         exit(1)
     }
-    // Its return alone: when the wait began is not caused by what it waits for.
-    Recorder.current?.recordHere(.waitReturned, detail: "waits for \(what)")
+    // Not recorded: the code that signals may go on doing things (an operation finishing) in
+    // any order with what this thread does next, so the return has no caused place in a picture.
 }
 
 /// A result as the chapters print it: "success(…)" or "failure(…)", without the module

@@ -29,7 +29,8 @@ public enum TimelineFiles {
         atexit {
             guard let recorder = Recorder.current, let folder = TimelineFiles.folder else { return }
             do {
-                try TimelineFiles.write(recorder.recordedSections(), chapter: TimelineFiles.chapter, to: folder)
+                try TimelineFiles.write(
+                    recorder.recordedSections(settling: 2), chapter: TimelineFiles.chapter, to: folder)
             } catch {
                 FileHandle.standardError.write(Data("could not write the timelines: \(error)\n".utf8))
                 _exit(3)
@@ -38,10 +39,12 @@ public enum TimelineFiles {
     }
 
     /// The pictures of `sections`, by file name: "2-a-dependency-waits-for-finish.svg". A section
-    /// drawn beside the previous one shares the previous one's file.
+    /// drawn beside the previous one shares the previous one's file; one without lanes has none.
     public static func pictures(of sections: [Section], chapter: String) -> [(name: String, svg: String)] {
         var groups: [[Section]] = []
-        for section in sections {
+        // A section with no lane (nothing reported but printed lines) has no picture: its
+        // transcript says it all.
+        for section in sections where !section.lanes.isEmpty {
             if section.besidePrevious, let last = groups.indices.last, groups[last].count == 1 {
                 groups[last].append(section)
             } else {

@@ -301,7 +301,7 @@ private struct Panel {
                 // From the lane of the code that printed it, if it has one here.
                 let printer = line.by.flatMap { barCenter[$0] }
                 out +=
-                    "<line class=\"guide\" x1=\"\(number(dotX))\" y1=\"\(number(printer ?? lanesTop))\" "
+                    "<line class=\"guide\" x1=\"\(number(dotX))\" y1=\"\(number(printer ?? lanesBottom - 4))\" "
                     + "x2=\"\(number(dotX))\" y2=\"\(number(y - 4))\"/>\n"
                 if let printer {
                     out += "<circle class=\"dot on-lane\" cx=\"\(number(dotX))\" cy=\"\(number(printer))\" r=\"3\"/>\n"

@@ -28,6 +28,7 @@ public final class Recorder: @unchecked Sendable {
     private var lanesByNumber: [Int: ObjectLane] = [:]
     private var nextLaneNumber = 0
     private var nextGroup = 0
+    private var stretchesUnderWay = 0
 
     /// A recorder of its own, for tests; a program's runs use `current`.
     public init() {}
@@ -52,10 +53,18 @@ public final class Recorder: @unchecked Sendable {
 
     /// `object` did `kind`. `after` lists the objects it waited for (dependencies), drawn as arrows
     /// from their "finished" to this event.
-    public func record(_ kind: EventKind, _ object: AnyObject, detail: String? = nil, after: [AnyObject] = []) {
+    ///
+    /// With `onlyIfReporting`, nothing is recorded for an object that did not `register` at its
+    /// creation: a queue reports what is added to it, and an operation that reports nothing
+    /// itself would seem to wait in the queue forever.
+    public func record(
+        _ kind: EventKind, _ object: AnyObject, detail: String? = nil, after: [AnyObject] = [],
+        onlyIfReporting: Bool = false
+    ) {
         let name = (object as? Operation)?.name  // read outside the lock: Foundation takes its own
         let by = here
         lock.withLock {
+            if onlyIfReporting, lanes[ObjectIdentifier(object)]?.object !== object { return }
             let lane = lane(for: object)
             if let name, !name.isEmpty { lane.name = name }
             if lane.section == nil { lane.section = sections.count - 1 }
@@ -159,7 +168,26 @@ public final class Recorder: @unchecked Sendable {
         }
     }
 
+    /// Runs `body`, a stretch of reports that belong together (an operation's `main()` and the
+    /// "finished" after it): `recordedSections(settling:)` waits for stretches under way.
+    public func reporting<Result>(_ body: () throws -> Result) rethrows -> Result {
+        lock.withLock { stretchesUnderWay += 1 }
+        defer { lock.withLock { stretchesUnderWay -= 1 } }
+        return try body()
+    }
+
     // MARK: Reading back
+
+    /// Every section recorded, once the stretches of reports under way have ended (waiting at most
+    /// `seconds`): a program that exits as soon as an operation's work has signalled it still
+    /// gets that operation's "finished".
+    public func recordedSections(settling seconds: Double) -> [Section] {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while lock.withLock({ stretchesUnderWay > 0 }), Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        return recordedSections()
+    }
 
     /// Every section recorded so far, canonical: the same run gives the same sections.
     public func recordedSections() -> [Section] {
