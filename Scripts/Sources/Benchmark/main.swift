@@ -73,6 +73,8 @@ var variants = [
     Variant(name: "Concurrent queue + barrier (the articles)") { BarrierOperation() },
     Variant(name: "NSLock (chapter 2's ManualStateOperation)") { NSLockOperation() },
     Variant(name: "AsyncOperation (the package's base, NSLock)") { PackageBaseOperation() },
+    // The same base, compiled without the recorder of the chapters' pictures (see WithoutRecording.swift).
+    Variant(name: "  the same, compiled without the recorder", make: makeBaseWithoutRecorder),
     // Its closure runs in a Task: one hop to Swift's cooperative pool per operation.
     Variant(name: "TaskOperation (chapter 5), empty closure") { TaskOperation {} },
 ]
@@ -80,6 +82,7 @@ if #available(macOS 15, iOS 18, *) {
     variants.insert(Variant(name: "Mutex (Synchronization), same state") { MutexStateOperation() }, at: 3)
 }
 let packageBase = variants.firstIndex { $0.name.hasPrefix("AsyncOperation") }!
+let baseWithoutRecorder = variants.firstIndex { $0.name.hasSuffix("without the recorder") }!
 
 /// Seconds to run `operationCount` operations made by `make` through a fresh queue.
 func measure(_ make: () -> Operation) -> Double {
@@ -129,6 +132,13 @@ print(
     String(
         format: "The package's base costs %.2f× a BlockOperation (the bar: at most about 1.1×).",
         median(ratios[packageBase])))
+// Round by round, the base as shipped (the recorder compiled in, and off) against the same code
+// compiled without it.
+let recorderOff = zip(samples[packageBase], samples[baseWithoutRecorder]).map { $0 / $1 }
+print(
+    String(
+        format: "The recorder, compiled in and off, costs the base %.2f× the same base without it (middle half %.2f–%.2f).",
+        median(recorderOff), quantile(recorderOff, 0.25), quantile(recorderOff, 0.75)))
 
 // Chapter 8: the same work, `operationCount` no-op operations, run by an OperationQueue, by
 // the callback coordinators (no queue at all) and by their async/await twins. "At once": the
