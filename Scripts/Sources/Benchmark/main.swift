@@ -137,7 +137,8 @@ print(
 let recorderOff = zip(samples[packageBase], samples[baseWithoutRecorder]).map { $0 / $1 }
 print(
     String(
-        format: "The recorder, compiled in and off, costs the base %.2f× the same base without it (middle half %.2f–%.2f).",
+        format: "The recorder, compiled in and off, costs the base %.2f× the same base without it "
+            + "(middle half %.2f–%.2f).",
         median(recorderOff), quantile(recorderOff, 0.25), quantile(recorderOff, 0.75)))
 
 // Chapter 8: the same work, `operationCount` no-op operations, run by an OperationQueue, by
