@@ -16,14 +16,18 @@
             build: Double(ProcessInfo.processInfo.environment["WORKSHOP_BUILD_LIMIT"] ?? "") ?? 900,
             tests: Double(ProcessInfo.processInfo.environment["WORKSHOP_TEST_LIMIT"] ?? "") ?? 20)
 
-        /// In `watch`: q stops a running check, and `watch` then ends.
+        /// In `watch`: q stops a running check, and `watch` then ends; other keys pressed
+        /// meanwhile wait in `pendingKeys` until the check is over.
         var watchingKeys = false
         private(set) var quitRequested = false
+        var pendingKeys: [Character] = []
 
         /// Asked a few times a second while something runs: true stops it.
         func shouldStop() -> Bool {
             if interruption.isRaised || quitRequested { return true }
-            if watchingKeys, let key = terminal.key(within: 0), key == "q" || key == "Q" { quitRequested = true }
+            if watchingKeys, let key = terminal.key(within: 0) {
+                if key == "q" || key == "Q" { quitRequested = true } else { pendingKeys.append(key) }
+            }
             return quitRequested
         }
 

@@ -49,7 +49,8 @@
                     message = nil
                 }
                 // Wait for a key, or for the file to change.
-                guard let key = terminal.key(within: 400) else {
+                let pending = runner.pendingKeys.isEmpty ? nil : runner.pendingKeys.removeFirst()
+                guard let key = pending ?? terminal.key(within: 400) else {
                     if Memory.fingerprint(of: exercise) != seen { needsCheck = true }
                     continue
                 }
