@@ -129,14 +129,7 @@ public struct Explainer: Sendable {
         if let signal = crash.signal, let cause = Self.cause(ofSignal: signal) {
             lines.append("  \(cause)")
         }
-        if let likely = notes.crash {
-            lines.append("")
-            lines.append("Likely causes in exercise \(exercise.number):")
-            lines += likely.map { "  " + $0 }
-        }
-        lines.append("")
-        lines.append("  Stuck? \(command("hint \(exercise.number)"))")
-        return lines
+        return lines + ending(notes.crash, titled: "Likely causes in exercise \(exercise.number):", of: exercise)
     }
 
     func timeOut(_ timeOut: Judgement.TimeOut?, of exercise: Exercise, notes: ExerciseNotes) -> [String] {
@@ -185,14 +178,14 @@ public struct Explainer: Sendable {
             )
         }
         let specific = timeOut.busy == true ? notes.busy : notes.waiting
-        if let specific {
-            lines.append("")
-            lines.append("In exercise \(exercise.number), that usually means:")
-            lines += specific.map { "  " + $0 }
-        }
-        lines.append("")
-        lines.append("  Stuck? \(command("hint \(exercise.number)"))")
-        return lines
+        return lines + ending(specific, titled: "In exercise \(exercise.number), that usually means:", of: exercise)
+    }
+
+    /// The exercise's own notes for what happened, under `title`, then the hint's command.
+    func ending(_ notes: [String]?, titled title: String, of exercise: Exercise) -> [String] {
+        var lines: [String] = []
+        if let notes { lines += ["", title] + notes.map { "  " + $0 } }
+        return lines + ["", "  Stuck? \(command("hint \(exercise.number)"))"]
     }
 
     /// An absolute path at the start of a compiler's line, made relative to the working
