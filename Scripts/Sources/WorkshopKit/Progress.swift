@@ -80,13 +80,15 @@ public struct Memory: Sendable {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.dateFormat = "yyyy-MM-dd'T'HH-mm-ss"
-        var name = "\(formatter.string(from: now)) \(exercise.file.lastPathComponent)"
-        var suffix = 2
-        while kept.contains(where: { $0.lastPathComponent == name }) {
-            name = "\(formatter.string(from: now))-\(suffix) \(exercise.file.lastPathComponent)"
-            suffix += 1
+        // "2026-11-23T19-52-45-1_File.swift": no space (the path is printed for the learner
+        // to copy into a shell), and a counter for two versions in one second, so that the
+        // names sort in the order the versions were kept.
+        func name(_ counter: Int) -> String {
+            "\(formatter.string(from: now))-\(counter)_\(exercise.file.lastPathComponent)"
         }
-        let file = folder.appendingPathComponent(name)
+        var counter = 1
+        while kept.contains(where: { $0.lastPathComponent == name(counter) }) { counter += 1 }
+        let file = folder.appendingPathComponent(name(counter))
         try contents.write(to: file, options: .atomic)
         for old in keptVersions(of: exercise).dropLast(Self.keptVersions) {
             try? FileManager.default.removeItem(at: old)

@@ -282,7 +282,7 @@
             terminal.say("  \(explainer.path(exercise.file))")
             let count = memory.keptVersions(of: exercise).count
             terminal.say(
-                "(\(count) kept versions, at most \(Memory.keptVersions), in \(explainer.path(newest.deletingLastPathComponent())))"
+                "Kept versions: \(count) (at most \(Memory.keptVersions)), in \(explainer.path(newest.deletingLastPathComponent()))"
             )
             return 0
         }
