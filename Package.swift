@@ -46,6 +46,12 @@ let supportAndTests: [Target] =
         ),
         // Scripts/measure-stall: what blocking the cooperative thread pool costs (chapter 5).
         .executableTarget(name: "cooperative-stall", path: "Scripts/Sources/CooperativeStall"),
+        // Scripts/workshop runs the workshop's runner; its decisions, in WorkshopKit, are tested
+        // on recorded runs by WorkshopKitTests.
+        .target(name: "WorkshopKit", path: "Scripts/Sources/WorkshopKit"),
+        .executableTarget(
+            name: "workshop-runner", dependencies: ["WorkshopKit"], path: "Scripts/Sources/WorkshopRunner"),
+        .testTarget(name: "WorkshopKitTests", dependencies: ["WorkshopKit"], exclude: ["Fixtures"]),
         // Bounded, non-blocking waits shared by the tests and the workshop's (Chapters/Workshop).
         .target(name: "TestSupport", dependencies: ["AsyncOperations", "TaskOperations"], path: "Tests/TestSupport"),
         .testTarget(

@@ -227,7 +227,8 @@ struct RecordedSection {
                 lane: event.lane == .output ? nil : names[event.lane],
                 event.kind,
                 detail: event.detail,
-                after: event.after.compactMap { names[$0] },
+                // In lane order: Foundation does not promise an order of `dependencies`.
+                after: event.after.sorted { rank($0) < rank($1) }.compactMap { names[$0] },
                 by: event.by == event.lane ? nil : names[event.by]
             )
         }
