@@ -8,6 +8,10 @@ struct TimelineTests {
     static let chapters = [
         ("chapter0", "00-OperationBasics"),
         ("chapter2", "02-ManualState"),
+        ("chapter3", "03-Cancellation"),
+        ("chapter4", "04-CompletionOperation"),
+        ("chapter6", "06-ResultOperation"),
+        ("chapter7", "07-ChainedOperations"),
         ("chapter8", "08-Coordinators"),
     ]
 

@@ -52,7 +52,10 @@ open class AsyncOperation: Operation, @unchecked Sendable {
     private static let finishedKey = ["isFinished"]
     private static let bothKeys = ["isExecuting", "isFinished"]
 
-    public override init() {}
+    public override init() {
+        super.init()
+        reportCreated()  // to the chapters' pictures (Reporting.swift): nothing unless recorded
+    }
 
     open override var isAsynchronous: Bool { true }
     open override var isExecuting: Bool { lock.withLock { state == .executing } }
@@ -66,6 +69,7 @@ open class AsyncOperation: Operation, @unchecked Sendable {
     /// `isCancelled` here themselves: a `cancel()` can land between their look and this one.
     open override func start() {
         // Not super.start(): Operation.start() would mark us finished when main() returns.
+        reportStart()
         let ready = isReady  // Foundation's lock, not ours: read before taking ours
         enum Next { case nothing, finishCancelled, run, notReady }
         // One look, under the lock, decides: a cancel() that lands after it is main()'s to handle.
@@ -93,7 +97,7 @@ open class AsyncOperation: Operation, @unchecked Sendable {
         case .run:
             announce(.executing, Self.executingKey)
             // A finish() that came while "isExecuting" was announced ends it before main().
-            if lock.withLock({ state == .executing && !isFinishing }) { main() }
+            if lock.withLock({ state == .executing && !isFinishing }) { runMain() }
         }
     }
 
@@ -140,6 +144,7 @@ open class AsyncOperation: Operation, @unchecked Sendable {
             return cancelHandlers
         }
         guard let handlers else { return }
+        reportCancelled()
         super.cancel()  // Foundation's own flag: a pending operation becomes ready at once
         for handler in handlers { handler() }
     }
@@ -177,6 +182,7 @@ open class AsyncOperation: Operation, @unchecked Sendable {
             defer { cancelHandlers = [] }
             return cancelHandlers
         }
+        reportState(executing: newState == .executing)  // before the queue learns it
         for key in keys { didChangeValue(forKey: key) }
         _ = dropped  // released here, outside the lock: a handler may hold the last reference to anything
     }

@@ -15,6 +15,15 @@ extension BlockOperation {
     }
 }
 
+extension Operation {
+    /// This operation, with `name` as its Foundation `name` (which labels its lane in the
+    /// chapter's pictures): `CompletionOperation { … }.named("First")`.
+    public func named(_ name: String) -> Self {
+        self.name = name
+        return self
+    }
+}
+
 extension OperationQueue {
     /// An `OperationQueue` with `name` as its Foundation `name`.
     ///
@@ -28,10 +37,16 @@ extension OperationQueue {
     }
 }
 
-/// Declares that `operations` run at the same time: the order between their events is not
-/// caused, so the picture draws their n-th events of each kind together, in one column.
+/// Declares that `operations` run at the same time: the order between their events (of
+/// `kinds` only, if given) is not caused, so the picture draws their n-th events of each kind
+/// together, in one column.
+public func drawnTogether(_ operations: [Operation], only kinds: Set<EventKind>? = nil) {
+    Recorder.current?.inAnyOrder(operations, kinds: kinds)
+}
+
+/// `drawnTogether([a, b])`.
 public func drawnTogether(_ operations: Operation...) {
-    Recorder.current?.inAnyOrder(operations)
+    drawnTogether(operations)
 }
 
 /// For the chapter's pictures, when the run is recorded: work named `lane` that is not an
@@ -102,7 +117,7 @@ final class ReportingOperationQueue: OperationQueue, @unchecked Sendable {
     override func addOperations(_ operations: [Operation], waitUntilFinished wait: Bool) {
         let recorder = Recorder.current
         for operation in operations { recorder?.record(.added, operation, onlyIfReporting: true) }
-        if wait { recorder?.recordHere(.waits, detail: "addOperations(_:waitUntilFinished: true)") }
+        if wait { recorder?.recordHere(.waits, detail: "addOperations") }
         Thread.current.threadDictionary[Self.addingKey] = true
         super.addOperations(operations, waitUntilFinished: wait)
         Thread.current.threadDictionary[Self.addingKey] = nil
@@ -112,7 +127,7 @@ final class ReportingOperationQueue: OperationQueue, @unchecked Sendable {
     override func waitUntilAllOperationsAreFinished() {
         super.waitUntilAllOperationsAreFinished()
         // Its return alone: the operations may be running, or done, before the wait begins.
-        Recorder.current?.recordHere(.waitReturned, detail: "waitUntilAllOperationsAreFinished()")
+        Recorder.current?.recordHere(.waitReturned, detail: "waitUntilAllOperationsAreFinished")
     }
 
     override func cancelAllOperations() {

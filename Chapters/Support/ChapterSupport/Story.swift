@@ -23,14 +23,16 @@ import Recording
 
 /// Prints a chapter section's heading, after a blank line unless it is the first one. When the
 /// run is recorded (`--timeline`), what follows is the section's picture; with `besidePrevious`,
-/// it is drawn beside the previous section's (a popular version, then its fix).
+/// it is drawn beside the previous section's (a popular version, then its fix); with
+/// `drawn: false`, it has none (its order depends on timing somewhere, so no picture could be
+/// the same on every run).
 /// (Main-actor isolated like the top-level code that calls it, which makes the flag safe.)
-@MainActor public func heading(_ title: String, besidePrevious: Bool = false) {
+@MainActor public func heading(_ title: String, besidePrevious: Bool = false, drawn: Bool = true) {
     if hasPrintedHeading { printLine("") }
     if !hasPrintedHeading { TimelineFiles.writeAtExit() }
     hasPrintedHeading = true
     printLine("== \(title)")  // not a printed line of the section: its title
-    Recorder.current?.beginSection(title, besidePrevious: besidePrevious)
+    Recorder.current?.beginSection(title, besidePrevious: besidePrevious, drawn: drawn)
 }
 
 @MainActor private var hasPrintedHeading = false

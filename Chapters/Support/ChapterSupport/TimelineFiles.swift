@@ -44,7 +44,7 @@ public enum TimelineFiles {
         var groups: [[Section]] = []
         // A section with no lane (nothing reported but printed lines) has no picture: its
         // transcript says it all.
-        for section in sections where !section.lanes.isEmpty {
+        for section in sections where section.drawn && !section.lanes.isEmpty {
             if section.besidePrevious, let last = groups.indices.last, groups[last].count == 1 {
                 groups[last].append(section)
             } else {

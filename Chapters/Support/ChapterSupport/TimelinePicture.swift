@@ -295,8 +295,9 @@ private struct Panel {
                 let rightRoom = x + width - pad - (dotX + 7)
                 let leftRoom = dotX - 7 - (x + pad)
                 let full = Self.textWidth(line.text, size: Self.printedSize)
-                let toTheRight = full <= rightRoom || rightRoom >= leftRoom
-                let wrapped = wrap(line.text, width: max(toTheRight ? rightRoom : leftRoom, 80), advance: advance)
+                // Beside its dot, to the right or the left, where it fits; else on rows of its own
+                // below the dot, from the left margin.
+                let side = full <= rightRoom ? "right" : full <= leftRoom ? "left" : "below"
                 y += Self.printedRowHeight
                 // From the lane of the code that printed it, if it has one here.
                 let printer = line.by.flatMap { barCenter[$0] }
@@ -307,12 +308,13 @@ private struct Panel {
                     out += "<circle class=\"dot on-lane\" cx=\"\(number(dotX))\" cy=\"\(number(printer))\" r=\"3\"/>\n"
                 }
                 out += "<circle class=\"dot\" cx=\"\(number(dotX))\" cy=\"\(number(y - 4))\" r=\"3\"/>\n"
-                for (index, part) in wrapped.enumerated() {
-                    if index > 0 { y += Self.printedRowHeight - 2 }
-                    if toTheRight {
-                        out += text(part, x: dotX + 7, y: y, class: "printed")
-                    } else {
-                        out += text(part, x: dotX - 7, y: y, class: "printed", anchor: "end")
+                switch side {
+                case "right": out += text(line.text, x: dotX + 7, y: y, class: "printed")
+                case "left": out += text(line.text, x: dotX - 7, y: y, class: "printed", anchor: "end")
+                default:
+                    for part in wrap(line.text, width: width - 2 * pad - 12, advance: advance) {
+                        y += Self.printedRowHeight - 2
+                        out += text(part, x: x + pad + 12, y: y, class: "printed")
                     }
                 }
             }
@@ -487,8 +489,12 @@ private struct Panel {
                     lines.append(current)
                     current = ""
                 }
-                lines.append(String(word.prefix(perLine)))
-                word = String(word.dropFirst(perLine))
+                // After the last "/", "(" or "," that fits, if any: URLs and calls break there.
+                let head = word.prefix(perLine)
+                let cut = head.lastIndex { "/(,".contains($0) }.map { head.distance(from: head.startIndex, to: $0) + 1 }
+                let length = cut.map { $0 > perLine / 3 ? $0 : perLine } ?? perLine
+                lines.append(String(word.prefix(length)))
+                word = String(word.dropFirst(length))
             }
             if current.isEmpty {
                 current = word

@@ -37,9 +37,12 @@ public final class Recorder: @unchecked Sendable {
 
     /// Starts a new section (a chapter's heading): what follows is drawn in a picture of its own.
     /// With `besidePrevious`, its picture sits beside the previous section's, in one file.
-    public func beginSection(_ title: String, besidePrevious: Bool = false) {
+    /// With `drawn: false`, the section is recorded but has no picture: its order is not
+    /// caused throughout (what it shows depends on timing), so no picture could be the same
+    /// on every run.
+    public func beginSection(_ title: String, besidePrevious: Bool = false, drawn: Bool = true) {
         lock.withLock {
-            sections.append(RecordedSection(title: title, besidePrevious: besidePrevious))
+            sections.append(RecordedSection(title: title, besidePrevious: besidePrevious, drawn: drawn))
         }
     }
 
@@ -117,7 +120,7 @@ public final class Recorder: @unchecked Sendable {
     }
 
     /// The code running on this thread did `kind`: the operation whose lane this thread is in
-    /// (see `withLane`), else the main thread's lane, else "another thread".
+    /// (see `withLane`), else the main thread's lane, else "other threads".
     public func recordHere(_ kind: EventKind, detail: String? = nil, after: [AnyObject] = []) {
         let here = here
         lock.withLock {
@@ -160,11 +163,12 @@ public final class Recorder: @unchecked Sendable {
 
     /// Declares that `objects` run at the same time, so that the order between their events
     /// of the same kind is not caused and differs from run to run. Their n-th events of each
-    /// kind are drawn together, in one column, where the last of them happened.
-    public func inAnyOrder(_ objects: [AnyObject]) {
+    /// kind (of `kinds` only, if given) are drawn together, in one column, where the last of
+    /// them happened. An object in several declarations: the first that names the kind counts.
+    public func inAnyOrder(_ objects: [AnyObject], kinds: Set<EventKind>? = nil) {
         lock.withLock {
             nextGroup += 1
-            for object in objects { lane(for: object).group = nextGroup }
+            for object in objects { lane(for: object).groups.append((nextGroup, kinds)) }
         }
     }
 
@@ -203,7 +207,7 @@ public final class Recorder: @unchecked Sendable {
     private static let laneKey = "Recording.lane"
 
     /// The lane of the code running on this thread: the operation whose lane it is in (see
-    /// `withLane`), else the main thread's, else "another thread".
+    /// `withLane`), else the main thread's, else "other threads".
     private var here: LaneKey {
         (Thread.current.threadDictionary[Self.laneKey] as? LaneBox)?.key ?? (Thread.isMainThread ? .caller : .elsewhere)
     }
@@ -245,7 +249,13 @@ final class ObjectLane {
     let typeName: String
     var name: String?
     var section: Int?
-    var group: Int?
+    /// The `inAnyOrder` declarations it is in, and the kinds of events each covers (nil: all).
+    var groups: [(id: Int, kinds: Set<EventKind>?)] = []
+
+    /// The declaration that covers its events of `kind`, if any.
+    func group(for kind: EventKind) -> Int? {
+        groups.first { $0.kinds?.contains(kind) ?? true }?.id
+    }
 
     init(object: AnyObject, number: Int) {
         self.object = object

@@ -113,13 +113,19 @@ public struct Section: Sendable, Equatable {
     public var title: String
     /// Drawn beside the previous section's picture, in one file.
     public var besidePrevious: Bool
+    /// False: recorded, but not drawn (see `Recorder.beginSection`).
+    public var drawn: Bool
     public var lanes: [String]
     public var steps: [[Event]]
 
-    public init(number: Int, title: String, besidePrevious: Bool = false, lanes: [String], steps: [[Event]]) {
+    public init(
+        number: Int, title: String, besidePrevious: Bool = false, drawn: Bool = true, lanes: [String],
+        steps: [[Event]]
+    ) {
         self.number = number
         self.title = title
         self.besidePrevious = besidePrevious
+        self.drawn = drawn
         self.lanes = lanes
         self.steps = steps
     }
@@ -127,7 +133,7 @@ public struct Section: Sendable, Equatable {
     /// The name of the main thread's lane (the chapter's top-level code).
     public static let callerLane = "main thread"
     /// The lane of code that reports from a thread that is neither an operation's nor the main one.
-    public static let elsewhereLane = "another thread"
+    public static let elsewhereLane = "other threads"
 }
 
 // MARK: - Raw recording
@@ -158,16 +164,18 @@ struct RawEvent {
 struct RecordedSection {
     let title: String
     let besidePrevious: Bool
+    let drawn: Bool
     var events: [RawEvent] = []
 
-    init(title: String, besidePrevious: Bool) {
+    init(title: String, besidePrevious: Bool, drawn: Bool) {
         self.title = title
         self.besidePrevious = besidePrevious
+        self.drawn = drawn
     }
 
     /// The section as it is drawn, the same for every run in which the same things were caused:
     /// - lanes: the main thread's first, then operations in the order they got their lanes,
-    ///   then named lanes in the order of their first event, then "another thread";
+    ///   then named lanes in the order of their first event, then "other threads";
     /// - events in the order they were recorded, except those of lanes declared `inAnyOrder`:
     ///   the n-th events of one kind of those lanes form one step, placed where the last of
     ///   them was recorded, sorted by lane.
@@ -175,7 +183,7 @@ struct RecordedSection {
         // Lane order and names.
         var keys: [LaneKey] = []
         for event in events where event.lane != .output && !keys.contains(event.lane) { keys.append(event.lane) }
-        let drawn = Set(keys)
+        let drawnKeys = Set(keys)
         for event in events where !keys.contains(event.by) { keys.append(event.by) }
         let firstSeen = Dictionary(keys.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         func rank(_ key: LaneKey) -> (Int, Int) {
@@ -203,7 +211,7 @@ struct RecordedSection {
             names[key] = used[base]! == 1 ? base : "\(base) (\(used[base]!))"
         }
 
-        // Steps: grouped events gather where the last of their group was recorded.
+        // Groups: the n-th events of one kind of the lanes of one `inAnyOrder` declaration.
         struct GroupKey: Hashable {
             let group: Int
             let kind: EventKind
@@ -211,16 +219,15 @@ struct RecordedSection {
         }
         var occurrences: [LaneKey: [EventKind: Int]] = [:]
         var groupOf: [Int: GroupKey] = [:]  // event index -> its group
-        var lastOfGroup: [GroupKey: Int] = [:]
         for (index, event) in events.enumerated() {
             // Adding is the caller's doing, in its order: never grouped.
-            guard event.kind != .added, let number = event.lane.objectNumber, let group = objectLanes[number]?.group
+            guard event.kind != .added, let number = event.lane.objectNumber,
+                let group = objectLanes[number]?.group(for: event.kind)
             else { continue }
             let occurrence = occurrences[event.lane, default: [:]][event.kind, default: 0]
             occurrences[event.lane, default: [:]][event.kind] = occurrence + 1
             let key = GroupKey(group: group, kind: event.kind, occurrence: occurrence)
             groupOf[index] = key
-            lastOfGroup[key] = index
         }
         func resolved(_ event: RawEvent) -> Event {
             Event(
@@ -232,18 +239,48 @@ struct RecordedSection {
                 by: event.by == event.lane ? nil : names[event.by]
             )
         }
-        var steps: [[Event]] = []
-        for (index, event) in events.enumerated() {
-            guard let key = groupOf[index] else {
-                steps.append([resolved(event)])
-                continue
+        // One step per group, or per event outside any group; a step's place is that of its last
+        // member. A lane's events keep their order: an event recorded before a group that holds
+        // an earlier event of its lane comes right after that group (several such, by lane).
+        var stepOf: [Int] = []  // event index -> step
+        var members: [[Int]] = []  // step -> event indices
+        var stepOfGroup: [GroupKey: Int] = [:]
+        for index in events.indices {
+            if let key = groupOf[index], let step = stepOfGroup[key] {
+                stepOf.append(step)
+                members[step].append(index)
+            } else {
+                if let key = groupOf[index] { stepOfGroup[key] = members.count }
+                stepOf.append(members.count)
+                members.append([index])
             }
-            guard lastOfGroup[key] == index else { continue }
-            let members = events.indices.filter { groupOf[$0] == key }.map { events[$0] }
-            steps.append(members.sorted { rank($0.lane) < rank($1.lane) }.map(resolved))
+        }
+        var place = members.map { Double($0.last!) }
+        var laneSteps: [LaneKey: [Int]] = [:]
+        for (index, event) in events.enumerated() where laneSteps[event.lane]?.last != stepOf[index] {
+            laneSteps[event.lane, default: []].append(stepOf[index])
+        }
+        var moved = true
+        while moved {
+            moved = false
+            for sequence in laneSteps.values {
+                for (earlier, later) in zip(sequence, sequence.dropFirst()) where place[later] <= place[earlier] {
+                    place[later] = place[earlier] + 0.001
+                    moved = true
+                }
+            }
+        }
+        func sortKey(_ step: Int) -> (Double, Int, Int, Int) {
+            let first = members[step][0]
+            let laneRank = rank(events[first].lane)
+            return (place[step], laneRank.0, laneRank.1, first)
+        }
+        let order = members.indices.sorted { sortKey($0) < sortKey($1) }
+        let steps = order.map { step in
+            members[step].map { events[$0] }.sorted { rank($0.lane) < rank($1.lane) }.map(resolved)
         }
         return Section(
-            number: number, title: title, besidePrevious: besidePrevious,
-            lanes: keys.filter(drawn.contains).compactMap { names[$0] }, steps: steps)
+            number: number, title: title, besidePrevious: besidePrevious, drawn: drawn,
+            lanes: keys.filter(drawnKeys.contains).compactMap { names[$0] }, steps: steps)
     }
 }

@@ -43,6 +43,23 @@ struct TimelinePictureTests {
         #expect(Self.recorded(one, inAnyOrder: false) != Self.recorded(other, inAnyOrder: false))
     }
 
+    @Test("an operation's own events stay in its order, even when one of them waits for a group")
+    func laneOrderSurvivesGroups() {
+        // resize runs alone before thumbnail starts; only resize has a work bar.
+        let early: [(Int, EventKind)] = [(0, .start), (0, .workStarted), (1, .start), (0, .finished), (1, .finished)]
+        let late: [(Int, EventKind)] = [(1, .start), (0, .start), (0, .workStarted), (1, .finished), (0, .finished)]
+        let sections = Self.recorded(early, inAnyOrder: true)
+        #expect(sections == Self.recorded(late, inAnyOrder: true))
+        #expect(
+            sections[0].steps.map { $0.map(\.line) } == [
+                ["download: finished"],
+                ["resize: start()", "thumbnail: start()"],
+                ["resize: its work starts"],
+                ["resize: finished", "thumbnail: finished"],
+                ["upload: start()"],
+            ])
+    }
+
     @Test("lanes: the main thread first, then operations in the order they got a lane; equal names numbered")
     func laneOrderAndNames() {
         let recorder = Recorder()
