@@ -60,6 +60,13 @@ let everyday: [Target] =
         ),
         // Scripts/measure-stall: what blocking the cooperative thread pool costs (chapter 5).
         .executableTarget(name: "cooperative-stall", path: "Scripts/Sources/CooperativeStall"),
+        // Chapter 5: the article's call site, the same lines in both language modes (its tests run them).
+        .executableTarget(
+            name: "chapter5-article-swift6", dependencies: ["TaskOperations"],
+            path: "Chapters/05-TaskOperation/article-swift6"),
+        .executableTarget(
+            name: "chapter5-article-swift5", dependencies: ["TaskOperations"],
+            path: "Chapters/05-TaskOperation/article-swift5", swiftSettings: [.swiftLanguageMode(.v5)]),
         // Bounded, non-blocking waits shared by the tests and the workshop's tests.
         .target(name: "TestSupport", dependencies: ["AsyncOperations", "TaskOperations"], path: "Tests/TestSupport"),
         .testTarget(
