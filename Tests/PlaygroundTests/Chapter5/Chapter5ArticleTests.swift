@@ -55,23 +55,3 @@ private final class CancelledBeforeMain: PopularTaskOperation<Void>, @unchecked 
         mainReturned.raise()
     }
 }
-
-/// The article's `result` has no lock: the task writes it while `getResult()` reads it.
-extension RaceDemos {
-    @Test("chapter 5: getResult() reads the article's result while the task writes it")
-    func articleResultRaces() async {
-        let readerRuns = Flag()
-        let operation = PopularTaskOperation { @Sendable () async -> String in
-            _ = await readerRuns.wait()
-            return "written by the task"
-        }
-        // Reads from a thread of its own while the task writes the result.
-        let reader = Thread {
-            readerRuns.raise()
-            while !operation.isFinished { _ = operation.getResult() }
-        }
-        reader.start()
-        OperationQueue().addOperation(operation)
-        _ = await queueLearnsFinished(operation, within: 2)
-    }
-}
