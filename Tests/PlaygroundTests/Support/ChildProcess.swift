@@ -59,8 +59,9 @@ import TestSupport
             await exited.wait(seconds: seconds)
         }
 
-        /// The exit status; only meaningful once `exits(within:)` returned true.
-        var status: Int32 { process.terminationStatus }
+        /// The exit status once the child has exited; nil while it runs (Foundation traps if
+        /// asked for the status of a running process).
+        var status: Int32? { exited.isRaised ? process.terminationStatus : nil }
 
         /// The lines the child has printed to standard output so far.
         var printedLines: [String] {

@@ -35,8 +35,8 @@ enum Transcript {
                 child.terminate()
                 throw TranscriptError("\(chapter) did not exit within \(seconds) s")
             }
-            guard child.status == 0 else {
-                throw TranscriptError("\(chapter) exited with status \(child.status): \(child.errorOutput)")
+            guard let status = child.status, status == 0 else {
+                throw TranscriptError("\(chapter) exited with status \(child.status ?? -1): \(child.errorOutput)")
             }
             return child.printedLines
         #else
