@@ -20,6 +20,8 @@ import Foundation
 ///   `start()` does. Started by its queue after a dependency was added too late (Apple: a
 ///   dependency added after the operation was queued may not prevent it from running), it
 ///   runs, as Foundation's own operations do, and stays alive until that dependency finished.
+///   The two are told apart by `OperationQueue.current`: a start by hand from a queue's
+///   thread, or from the main thread (the main queue's), is taken for the queue's and runs.
 /// - **Only its queue starts an operation in a queue.** On Linux, a queue that starts an
 ///   operation already started by hand traps, naming the mistake. An operation started by
 ///   hand while it waits in a (suspended) queue cannot be told apart from one in no queue:
