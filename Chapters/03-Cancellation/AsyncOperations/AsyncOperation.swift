@@ -19,8 +19,8 @@ import Foundation
 ///   Started by hand before its dependencies have finished, it traps, as Foundation's own
 ///   `start()` does. Started by its queue after a dependency was added too late (Apple: a
 ///   dependency added after the operation was queued may not prevent it from running), it
-///   runs, as Foundation's own operations do, and stays alive until that dependency finished.
-///   The two are told apart by `OperationQueue.current`: a start by hand from a queue's
+///   runs, as Foundation's own operations do, and stays alive until that dependency finished
+///   — as it does for a dependency added once it has started, or finished. The two are told apart by `OperationQueue.current`: a start by hand from a queue's
 ///   thread, or from the main thread (the main queue's), is taken for the queue's and runs.
 /// - **Only its queue starts an operation in a queue.** On Linux, a queue that starts an
 ///   operation already started by hand traps, naming the mistake. An operation started by
@@ -129,7 +129,6 @@ open class AsyncOperation: Operation, @unchecked Sendable {
     /// `isCancelled` here themselves: a `cancel()` can land between their look and this one.
     open override func start() {
         // Not super.start(): Operation.start() would mark us finished when main() returns.
-        let ready = isReady  // Foundation's lock, not ours: read before taking ours
         enum Next {
             case secondStart(State)
             case finishCancelled
@@ -154,7 +153,9 @@ open class AsyncOperation: Operation, @unchecked Sendable {
             willFinish()
             announce(Self.finishedKey, storing: .finished(announced: false))
         case .run:
-            if !ready { startedBeforeDependenciesFinished() }
+            // Read after the claim: a dependency added from here on is addDependency(_:)'s to
+            // handle, one added before shows here. (Foundation's lock: not under ours.)
+            if !isReady { startedBeforeDependenciesFinished() }
             announce(Self.executingKey, storing: .executing)
             // A finish() that came while "isExecuting" was announced ends it before main().
             if lock.withLock({ state == .executing }) { main() }
@@ -184,6 +185,17 @@ open class AsyncOperation: Operation, @unchecked Sendable {
                     "\(self) was started by hand while a queue held it: only its queue starts an operation in a queue")
             }
         #endif
+    }
+
+    /// Adds a dependency, as Foundation does. Once the operation has started, the dependency can
+    /// no longer hold it back (Apple: a dependency added after the operation was queued may not
+    /// prevent it from running), but Foundation still makes the dependency hold it, unretained,
+    /// until the dependency finishes: so the operation stays alive until then.
+    open override func addDependency(_ operation: Operation) {
+        super.addDependency(operation)
+        // After Foundation's: a start() that claims the run later reads isReady, and sees it.
+        let started = lock.withLock { state != .ready }
+        if started { keepAliveUntilDependenciesFinish(in: nil) }
     }
 
     /// Called by `start()` instead of `main()` when the operation was cancelled before it

@@ -74,6 +74,18 @@ import Testing
             }
         }
 
+        @Test("a dependency added to an operation that already ran: it stays alive until that dependency finished")
+        func dependencyAddedAfterItRan() async {
+            await #expect(processExitsWith: .success) {
+                startWatchdog(seconds: 60)
+                for _ in 0..<5 {
+                    QueueScenes.dependencyAddedAfterItRan { CompletionOperation { $0() } }
+                    QueueScenes.dependencyAddedAfterItRan { TaskOperation { 1 } }
+                }
+                exit(0)
+            }
+        }
+
         @Test("queue.addOperation(fetchTitle), then unfurl.then(fetchTitle): fetchTitle ends with a failure, no trap")
         func lateChain() async {
             await #expect(processExitsWith: .success) {
@@ -194,6 +206,27 @@ import Testing
             other.addOperation(dependency)
             other.waitUntilAllOperationsAreFinished()
             queue.waitUntilAllOperationsAreFinished()
+            precondition(eventually { weakOperation == nil }, "never freed")
+        }
+
+        /// Runs an operation to its end, then adds a dependency that has not run, and lets go of
+        /// the operation; then runs the dependency, which holds the operation unretained.
+        static func dependencyAddedAfterItRan(_ makeOperation: () -> Operation) {
+            let dependency = BlockOperation {}
+            weak var weakOperation: Operation?
+            do {
+                let operation = makeOperation()
+                weakOperation = operation
+                let queue = OperationQueue()
+                queue.addOperation(operation)
+                queue.waitUntilAllOperationsAreFinished()
+                operation.addDependency(dependency)  // cannot hold back what already ran
+            }
+            usleep(20_000)
+            precondition(weakOperation != nil, "freed while its dependency, which holds it unretained, had not run")
+            let other = OperationQueue()
+            other.addOperation(dependency)
+            other.waitUntilAllOperationsAreFinished()
             precondition(eventually { weakOperation == nil }, "never freed")
         }
 
