@@ -46,6 +46,13 @@ let supportAndTests: [Target] =
         ),
         // Scripts/measure-stall: what blocking the cooperative thread pool costs (chapter 5).
         .executableTarget(name: "cooperative-stall", path: "Scripts/Sources/CooperativeStall"),
+        // Chapter 5: the article's call site, the same lines in both language modes (its tests run them).
+        .executableTarget(
+            name: "chapter5-article-swift6", dependencies: ["TaskOperations"],
+            path: "Chapters/05-TaskOperation/article-swift6"),
+        .executableTarget(
+            name: "chapter5-article-swift5", dependencies: ["TaskOperations"],
+            path: "Chapters/05-TaskOperation/article-swift5", swiftSettings: [.swiftLanguageMode(.v5)]),
         // Scripts/workshop runs the workshop's runner; its decisions, in WorkshopKit, are tested
         // on recorded runs by WorkshopKitTests.
         .target(name: "WorkshopKit", path: "Scripts/Sources/WorkshopKit"),

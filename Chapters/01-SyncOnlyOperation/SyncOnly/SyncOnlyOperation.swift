@@ -1,35 +1,40 @@
 import Dispatch
 import Foundation
 
-/// The operation most people write first: it says it is asynchronous and starts its
-/// asynchronous work from `main()`.
+/// The operation most people write first, from the article "Asynchronous Operations with
+/// Async/Await": it says it is asynchronous and starts its asynchronous work from `main()`.
 ///
 /// It is broken. `Operation.start()` calls `main()` and, when `main()` returns, marks the
 /// operation finished — `isAsynchronous` changes nothing about that when the operation
 /// runs on a queue. The work scheduled from `main()` is still pending when the queue,
 /// `waitUntilFinished` and every dependent already believe the operation is done.
+///
+/// Changes from the article: the name (the article calls it `AsyncOperation`, which is
+/// chapter 3's base operation here), `public`, and the delay, the queue and the work as
+/// parameters whose defaults are the article's (3 s, a global queue, printing "Executing"),
+/// so that the chapter and its tests can hold the work back.
 public final class SyncOnlyOperation: Operation, @unchecked Sendable {
-    // @unchecked Sendable: Operation is itself @unchecked Sendable, and this subclass adds
-    // only `let` properties set in init, so it has no mutable state of its own to protect.
+    // Swift 6: a subclass of Operation restates `@unchecked Sendable` (a warning without it).
+    // Safe: the subclass adds only `let` properties set in init.
     private let delay: DispatchTimeInterval
     private let workQueue: DispatchQueue
     private let work: @Sendable () -> Void
 
     /// - Parameters:
     ///   - delay: how long the asynchronous work waits before it runs.
-    ///   - workQueue: where the work runs (the articles use a global queue).
-    ///   - work: the asynchronous part, for example printing "Executing".
+    ///   - workQueue: where the work runs.
+    ///   - work: the asynchronous part.
     public init(
-        after delay: DispatchTimeInterval,
+        after delay: DispatchTimeInterval = .seconds(3),
         on workQueue: DispatchQueue = .global(),
-        work: @escaping @Sendable () -> Void
+        work: @escaping @Sendable () -> Void = { print("Executing") }
     ) {
         self.delay = delay
         self.workQueue = workQueue
         self.work = work
     }
 
-    public override var isAsynchronous: Bool { true }
+    public override var isAsynchronous: Bool { return true }
 
     public override func main() {
         // Schedules the work and returns at once: for the queue, the operation ends here.
@@ -37,26 +42,31 @@ public final class SyncOnlyOperation: Operation, @unchecked Sendable {
     }
 }
 
-/// Chapter 1's second example: a closure for a serial `OperationQueue` that does one step
-/// synchronously and schedules a second one asynchronously, like a network call would.
+/// Chapter 1's second example, from the article "OperationQueue + Asynchronous Code:
+/// Everything You Need to Know": a closure for a serial `OperationQueue` that schedules an
+/// asynchronous step and then does a synchronous one, like code that calls a network API.
 ///
 /// The queue runs these closures one after the other, but it waits only for the
 /// synchronous step: the asynchronous steps of consecutive closures are not kept in order.
+///
+/// Changed from the article: the asynchronous step goes to `workQueue`, not to
+/// `DispatchQueue.main` with `asyncAfter` (chapter 1's README says why), and `report`
+/// replaces `print`.
 public func syncThenAsyncStep(
     _ name: String,
     asyncAfter delay: DispatchTimeInterval,
-    on workQueue: DispatchQueue = .global(),
+    on workQueue: DispatchQueue,
     report: @escaping @Sendable (String) -> Void
 ) -> @Sendable () -> Void {
     {
-        report("\(name) sync operation complete")
         // Queued at once and delayed on the work queue: a serial work queue then runs the
-        // asynchronous steps in the order they were scheduled. (Two asyncAfter timers would
-        // only probably fire in the order of their deadlines.)
+        // asynchronous steps in the order they were scheduled, where two asyncAfter timers
+        // would only probably fire in the order of their deadlines.
         workQueue.async {
             Thread.sleep(forTimeInterval: delay.seconds)
             report("\(name) async operation complete")
         }
+        report("\(name) sync operation complete")
     }
 }
 

@@ -6,8 +6,9 @@ import SyncOnly
 
 // The asynchronous work of this chapter runs on `heldWork`, a serial queue that we keep
 // suspended until the OperationQueue says it is done. So the order printed below is caused
-// by the bug, not by a sleep: an OperationQueue that waited for the asynchronous work
-// would never be done, and this program would stop with "Gave up ..." instead.
+// by the bug, not by a sleep. An OperationQueue that waited for the asynchronous work would
+// never be done: the waits below have no time limit, so this program would hang (the tests
+// run the same scenes with bounded waits, and fail instead).
 let heldWork = DispatchQueue(label: "chapter1.held-async-work")
 
 heading("An asynchronous operation, added with waitUntilFinished: true")

@@ -160,7 +160,7 @@ say("the next step sees a total of \(groupTotal)")
 
 // 6. Progress.
 heading("Progress: an AsyncStream")
-for await progress in progressOfRunning(Array(1...4), width: 2, { _ in await pause(0.2) }) {
+for try await progress in progressOfRunning(Array(1...4), width: 2, { _ in await pause(0.2) }) {
     say("completed \(progress)")
 }
 

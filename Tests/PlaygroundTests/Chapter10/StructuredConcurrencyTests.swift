@@ -311,23 +311,23 @@ struct StructuredConcurrencyTests {
     // MARK: Progress
 
     @Test("progressOfRunning yields 1/N … N/N in order, then ends")
-    func progressStream() async {
+    func progressStream() async throws {
         var reports: [BatchProgress] = []
-        for await progress in progressOfRunning(Array(0..<20), width: 3, { _ in await Task.yield() }) {
+        for try await progress in progressOfRunning(Array(0..<20), width: 3, { _ in await Task.yield() }) {
             reports.append(progress)
         }
         #expect(reports == (1...20).map { BatchProgress(completed: $0, total: 20) })
     }
 
     @Test("a reader that stops reading and drops the stream cancels the work behind it")
-    func progressCancelsWhenReaderStops() async {
+    func progressCancelsWhenReaderStops() async throws {
         let cancelled = Flag()
         do {
             let stream = progressOfRunning([1, 2], width: 2) { element in
                 if element == 1 { return }
                 do { try await Task.sleep(nanoseconds: 3_600 * 1_000_000_000) } catch { cancelled.raise() }
             }
-            for await progress in stream {
+            for try await progress in stream {
                 #expect(progress.completed == 1)
                 break
             }

@@ -1,0 +1,27 @@
+// Chapter 5: the article's call site, as written (its AsyncOperation is PopularTaskOperation here).
+// In Swift 5 language mode (Package.swift) it prints Executing, Finished, Hello World!: the
+// top-level code does not await, so it is not main-actor isolated, and neither is the closure.
+import Foundation
+import TaskOperations
+
+#if !canImport(Darwin)
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    let NSEC_PER_SEC: UInt64 = 1_000_000_000  // Darwin's constant; Linux's Dispatch lacks it
+#endif
+
+let operation = PopularTaskOperation {
+    try await Task.sleep(nanoseconds: NSEC_PER_SEC * 2)
+    print("Executing")
+    return "Hello World!"
+}
+
+let queue = OperationQueue()
+queue.addOperations([operation], waitUntilFinished: true)
+print("Finished")
+
+switch operation.getResult() {
+case .success(let value):
+    print(value)
+default:
+    break
+}
