@@ -4,16 +4,8 @@ import Testing
 /// shows pictures of its own chapter.
 @Suite("Chapter pictures are drawn from real runs")
 struct TimelineTests {
-    /// The chapters whose READMEs show pictures of their runs.
-    static let chapters = [
-        ("chapter0", "00-OperationBasics"),
-        ("chapter2", "02-ManualState"),
-        ("chapter3", "03-Cancellation"),
-        ("chapter4", "04-CompletionOperation"),
-        ("chapter6", "06-ResultOperation"),
-        ("chapter7", "07-ChainedOperations"),
-        ("chapter8", "08-Coordinators"),
-    ]
+    /// Every chapter: each README shows pictures of its run.
+    static let chapters = TranscriptTests.chapters
 
     @Test("a recorded run prints what the README shows and draws the committed pictures", arguments: chapters)
     func picturesMatchARun(chapter: String, folder: String) async throws {

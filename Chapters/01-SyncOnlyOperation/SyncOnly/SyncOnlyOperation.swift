@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Recording
 
 /// The operation most people write first, from the article "Asynchronous Operations with
 /// Async/Await": it says it is asynchronous and starts its asynchronous work from `main()`.
@@ -12,7 +13,8 @@ import Foundation
 /// Changes from the article: the name (the article calls it `AsyncOperation`, which is
 /// chapter 3's base operation here), `public`, and the delay, the queue and the work as
 /// parameters whose defaults are the article's (3 s, a global queue, printing "Executing"),
-/// so that the chapter and its tests can hold the work back.
+/// so that the chapter and its tests can hold the work back; and the `Recorder` lines, which
+/// report to the chapter's pictures what happens (they do nothing unless a run is recorded).
 public final class SyncOnlyOperation: Operation, @unchecked Sendable {
     // Swift 6: a subclass of Operation restates `@unchecked Sendable` (a warning without it).
     // Safe: the subclass adds only `let` properties set in init.
@@ -37,8 +39,11 @@ public final class SyncOnlyOperation: Operation, @unchecked Sendable {
     public override var isAsynchronous: Bool { return true }
 
     public override func main() {
+        Recorder.current?.record(.executing, self)
         // Schedules the work and returns at once: for the queue, the operation ends here.
-        workQueue.asyncAfter(deadline: .now() + delay, execute: work)
+        workQueue.asyncAfter(deadline: .now() + delay, execute: Recorder.reportingWork(of: self, work))
+        Recorder.current?.record(.mainReturned, self)
+        Recorder.current?.record(.finished, self)  // Operation.start() marks it finished now
     }
 }
 

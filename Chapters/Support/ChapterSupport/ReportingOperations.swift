@@ -20,6 +20,7 @@ extension Operation {
     /// chapter's pictures): `CompletionOperation { … }.named("First")`.
     public func named(_ name: String) -> Self {
         self.name = name
+        Recorder.current?.register(self)  // a lane, even if it does not report its creation itself
         return self
     }
 }
@@ -47,6 +48,12 @@ public func drawnTogether(_ operations: [Operation], only kinds: Set<EventKind>?
 /// `drawnTogether([a, b])`.
 public func drawnTogether(_ operations: Operation...) {
     drawnTogether(operations)
+}
+
+/// For the chapter's pictures, when the run is recorded: a note in the lane of the code that
+/// calls it ("heldWork.resume()"), for a step of the story that nothing else reports.
+public func drawNote(_ text: String) {
+    Recorder.current?.recordHere(.note, detail: text)
 }
 
 /// For the chapter's pictures, when the run is recorded: work named `lane` that is not an

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// Records what a chapter's run does — the events its operations report, the lines it prints —
@@ -31,7 +32,9 @@ public final class Recorder: @unchecked Sendable {
     private var stretchesUnderWay = 0
 
     /// A recorder of its own, for tests; a program's runs use `current`.
-    public init() {}
+    public init() {
+        _ = Self.mainQueueKey  // marks the main queue now, before any code could ask
+    }
 
     // MARK: Sections
 
@@ -70,11 +73,11 @@ public final class Recorder: @unchecked Sendable {
             if onlyIfReporting, lanes[ObjectIdentifier(object)]?.object !== object { return }
             let lane = lane(for: object)
             if let name, !name.isEmpty { lane.name = name }
-            if lane.section == nil { lane.section = sections.count - 1 }
+            settle(lane)
             let afterLanes = after.map { LaneKey.object(self.lane(for: $0).number) }
             append(
                 RawEvent(lane: .object(lane.number), kind: kind, detail: detail, after: afterLanes, by: by),
-                to: lane.section)
+                to: lane.section ?? sections.count - 1)
         }
     }
 
@@ -88,10 +91,10 @@ public final class Recorder: @unchecked Sendable {
     public func record(_ kind: EventKind, in lane: Lane, detail: String? = nil) {
         lock.withLock {
             guard let owner = lanesByNumber[lane.number] else { return }
-            if owner.section == nil { owner.section = sections.count - 1 }
+            settle(owner)
             append(
                 RawEvent(lane: .object(lane.number), kind: kind, detail: detail, after: [], by: .object(lane.number)),
-                to: owner.section)
+                to: owner.section ?? sections.count - 1)
         }
     }
 
@@ -111,10 +114,11 @@ public final class Recorder: @unchecked Sendable {
 
     /// Something named `lane` did `kind`: for work that is not an `Operation` (chapter 8's
     /// coordinated operations, chapter 10's tasks). Its lane belongs to the current section.
-    public func record(_ kind: EventKind, lane name: String, detail: String? = nil) {
+    public func record(_ kind: EventKind, lane name: String, detail: String? = nil, after: [AnyObject] = []) {
         lock.withLock {
+            let afterLanes = after.map { LaneKey.object(self.lane(for: $0).number) }
             append(
-                RawEvent(lane: .named(name), kind: kind, detail: detail, after: [], by: .named(name)),
+                RawEvent(lane: .named(name), kind: kind, detail: detail, after: afterLanes, by: .named(name)),
                 to: sections.count - 1)
         }
     }
@@ -153,6 +157,20 @@ public final class Recorder: @unchecked Sendable {
         thread[Self.laneKey] = LaneBox(.object(lane.number))
         defer { thread[Self.laneKey] = previous }
         return try body()
+    }
+
+    /// `work`, made to report `.workStarted` and `.workEnded` for `object` around it, in its lane,
+    /// if the run is recorded; otherwise `work` itself.
+    public static func reportingWork(
+        of object: AnyObject, _ work: @escaping @Sendable () -> Void
+    ) -> @Sendable () -> Void {
+        guard let current else { return work }
+        let lane = current.lane(of: object)
+        return {
+            current.record(.workStarted, in: lane)
+            current.withLane(lane, work)
+            current.record(.workEnded, in: lane)
+        }
     }
 
     /// Runs `body`, with this thread in `object`'s lane if the run is recorded.
@@ -209,8 +227,21 @@ public final class Recorder: @unchecked Sendable {
     /// The lane of the code running on this thread: the operation whose lane it is in (see
     /// `withLane`), else the main thread's, else "other threads".
     private var here: LaneKey {
-        (Thread.current.threadDictionary[Self.laneKey] as? LaneBox)?.key ?? (Thread.isMainThread ? .caller : .elsewhere)
+        (Thread.current.threadDictionary[Self.laneKey] as? LaneBox)?.key ?? (onMain ? .caller : .elsewhere)
     }
+
+    /// True on the main thread, and in code the main queue runs (the main actor's code after a
+    /// program's top-level code has awaited: Dispatch may then drain the main queue on another
+    /// thread, as it does on Linux).
+    private var onMain: Bool {
+        Thread.isMainThread || DispatchQueue.getSpecific(key: Self.mainQueueKey) != nil
+    }
+
+    private static let mainQueueKey: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
 
     /// The lane of `object`, made if it has none. A lane whose object was freed is not reused
     /// for a new object at the same address. (Call under `lock`.)
@@ -222,6 +253,14 @@ public final class Recorder: @unchecked Sendable {
         lanes[id] = lane
         lanesByNumber[lane.number] = lane
         return lane
+    }
+
+    /// Gives `lane` the current section, at its first event: its later events are drawn there,
+    /// even those that come after the next heading. A lane whose first events come in a section
+    /// that is not drawn gets the first drawn section it has events in. (Under `lock`.)
+    private func settle(_ lane: ObjectLane) {
+        guard lane.section == nil, let current = sections.indices.last, sections[current].drawn else { return }
+        lane.section = current
     }
 
     /// Appends to section `index`; events before the first section are not drawn. (Under `lock`.)
