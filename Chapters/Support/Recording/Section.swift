@@ -174,8 +174,9 @@ struct RecordedSection {
     }
 
     /// The section as it is drawn, the same for every run in which the same things were caused:
-    /// - lanes: the main thread's first, then operations in the order they got their lanes,
-    ///   then named lanes in the order of their first event, then "other threads";
+    /// - lanes: the main thread's first, then named lanes (an awaiting task, work that is not an
+    ///   operation) in the order of their first event, then operations in the order they got
+    ///   their lanes, then "other threads";
     /// - events in the order they were recorded, except those of lanes declared `inAnyOrder`:
     ///   the n-th events of one kind of those lanes form one step, placed where the last of
     ///   them was recorded, sorted by lane.
@@ -189,8 +190,8 @@ struct RecordedSection {
         func rank(_ key: LaneKey) -> (Int, Int) {
             switch key {
             case .caller: (0, 0)
-            case .object(let number): (1, number)
-            case .named: (2, firstSeen[key] ?? 0)
+            case .named: (1, firstSeen[key] ?? 0)
+            case .object(let number): (2, number)
             case .elsewhere: (3, 0)
             case .output: (4, 0)
             }

@@ -60,7 +60,7 @@ struct TimelinePictureTests {
             ])
     }
 
-    @Test("lanes: the main thread first, then operations in the order they got a lane; equal names numbered")
+    @Test("lanes: the main thread, named lanes, then operations in the order they got a lane; equal names numbered")
     func laneOrderAndNames() {
         let recorder = Recorder()
         recorder.beginSection("lanes")
@@ -71,7 +71,7 @@ struct TimelinePictureTests {
         recorder.record(.start, second)
         recorder.record(.start, first)
         recorder.record(.note, lane: "worker", detail: "ran")
-        #expect(recorder.recordedSections()[0].lanes == ["BlockOperation", "BlockOperation (2)", "worker"])
+        #expect(recorder.recordedSections()[0].lanes == ["worker", "BlockOperation", "BlockOperation (2)"])
     }
 
     static let sample = Section(
