@@ -103,9 +103,13 @@ func median(_ values: [Double]) -> Double { quantile(values, 0.5) }
 
 var samples = Array(repeating: [Double](), count: variants.count)
 for variant in variants { _ = measure(variant.make) }  // warm-up: threads, caches, the task pool
-for _ in 0..<rounds {
-    for (index, variant) in variants.enumerated() {  // interleaved, so drift hits all alike
-        samples[index].append(measure(variant.make))
+for round in 0..<rounds {
+    // Interleaved, so drift hits all alike; every other round backwards, so that no variant
+    // always runs right after the same one (the base and its control without the recorder are
+    // neighbours).
+    let order = round.isMultiple(of: 2) ? Array(variants.indices) : variants.indices.reversed()
+    for index in order {
+        samples[index].append(measure(variants[index].make))
     }
 }
 
