@@ -1,5 +1,6 @@
 import AsyncOperations
 import Cancellation
+import Dispatch
 import Foundation
 import ManualState
 import TestSupport
@@ -39,5 +40,69 @@ struct Chapter3ArticleTests {
         #expect(await OperationQueue().runs(upload))
         #expect(upload.isFinished && !upload.isCancelled)
         #expect(outcome.withLock { $0 } == .uploaded(chunks: 3))
+    }
+
+    @Test("its cancel() stops the task first: a completion that finishes the operation before super.cancel() loses the cancel")
+    func cancelLostToTheCompletion() async {
+        let created = Flag()
+        let outcome = Locked<UploadOutcome?>(nil)
+        let dependentLooked = DispatchSemaphore(value: 0)
+        let gaveUp = Flag()
+        let upload = ConcurrentSolutionsPost.FileUploadOperation(
+            chunkCount: 1_000, pace: .seconds(1), resumesItsTask: true, createdItsTask: created.raise,
+            // cancel() is held here, the task stopped, until a dependent has run (at most 10 s).
+            // A blocking wait: cancel() is called on a thread of its own below.
+            stoppedItsTask: { if dependentLooked.wait(timeout: .now() + 10) == .timedOut { gaveUp.raise() } },
+            handleResponse: { reported in outcome.withLock { $0 = reported } })
+        let dependentSaw = Locked<String?>(nil)
+        let dependent = BlockOperation {
+            dependentSaw.withLock { $0 = "isFinished \(upload.isFinished), isCancelled \(upload.isCancelled)" }
+            dependentLooked.signal()
+        }
+        dependent.addDependency(upload)
+        let queue = OperationQueue()
+        queue.add([upload, dependent])
+        #expect(await created.wait())
+
+        #expect(await blockingCall { upload.cancel() })  // the user cancels the running upload
+        #expect(!gaveUp.isRaised, "the stopped task's completion finished the operation while cancel() was held")
+        #expect(dependentSaw.withLock { $0 } == "isFinished true, isCancelled false")
+        guard case .cancelled = outcome.withLock({ $0 }) else {
+            Issue.record("the task reported \(String(describing: outcome.withLock { $0 })), not a cancellation")
+            return
+        }
+        // super.cancel() came after the operation had finished: Foundation ignored it, for good.
+        #expect(upload.isFinished && !upload.isCancelled)
+        #expect(await drained(queue))
+    }
+
+    @Test("the fix: the flag first, then the task — under the same hold, whoever learns 'finished' sees isCancelled")
+    func flagFirstKeepsTheCancel() async {
+        let firstChunk = Flag()
+        let dependentLooked = DispatchSemaphore(value: 0)
+        let gaveUp = Flag()
+        // UploadOperation on the package's base: cancel() sets the flag, then runs the onCancel
+        // handlers in order — main()'s, which stops the task, then this test's, which holds.
+        let upload = UploadOperation(chunkCount: 1_000, pace: .seconds(1)) { progress, upload in
+            guard progress.sent == 1 else { return }
+            upload.onCancel { if dependentLooked.wait(timeout: .now() + 10) == .timedOut { gaveUp.raise() } }
+            firstChunk.raise()
+        }
+        let dependentSaw = Locked<String?>(nil)
+        let dependent = BlockOperation {
+            dependentSaw.withLock { $0 = "isFinished \(upload.isFinished), isCancelled \(upload.isCancelled)" }
+            dependentLooked.signal()
+        }
+        dependent.addDependency(upload)
+        let queue = OperationQueue()
+        queue.add([upload, dependent])
+        #expect(await firstChunk.wait())
+
+        #expect(await blockingCall { upload.cancel() })
+        #expect(!gaveUp.isRaised, "the stopped task's completion finished the operation while cancel() was held")
+        #expect(dependentSaw.withLock { $0 } == "isFinished true, isCancelled true")
+        #expect(upload.outcome == .cancelled(afterChunks: 1))
+        #expect(upload.isFinished && upload.isCancelled)
+        #expect(await drained(queue))
     }
 }
