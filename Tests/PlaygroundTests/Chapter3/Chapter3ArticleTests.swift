@@ -42,7 +42,7 @@ struct Chapter3ArticleTests {
         #expect(outcome.withLock { $0 } == .uploaded(chunks: 3))
     }
 
-    @Test("its cancel() stops the task first: a completion that finishes the operation before super.cancel() loses the cancel")
+    @Test("its cancel() stops the task first: a completion that finishes the operation in between loses the cancel")
     func cancelLostToTheCompletion() async {
         let created = Flag()
         let outcome = Locked<UploadOutcome?>(nil)
