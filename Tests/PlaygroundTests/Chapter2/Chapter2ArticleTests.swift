@@ -113,6 +113,7 @@ struct FinishOrderTests {
         @Test("it prints Starting, Executing, then the caller's Operations finished")
         func printsInOrder() async {
             let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+                startWatchdog(seconds: 30)  // a call site that never returned would end the child, failing
                 ConcurrentSolutionsExampleTests.runTheCallSite()
                 exit(0)
             }
