@@ -46,27 +46,18 @@ struct Chapter3ArticleTests {
     func cancelLostToTheCompletion() async {
         let created = Flag()
         let outcome = Locked<UploadOutcome?>(nil)
-        let dependentLooked = DispatchSemaphore(value: 0)
-        let gaveUp = Flag()
+        let held = HeldUntilADependentLooks()
         let upload = ConcurrentSolutionsPost.FileUploadOperation(
             chunkCount: 1_000, pace: .seconds(1), resumesItsTask: true, createdItsTask: created.raise,
-            // cancel() is held here, the task stopped, until a dependent has run (at most 10 s).
-            // A blocking wait: cancel() is called on a thread of its own below.
-            stoppedItsTask: { if dependentLooked.wait(timeout: .now() + 10) == .timedOut { gaveUp.raise() } },
+            stoppedItsTask: held.hold,  // between the task's cancel() and super.cancel()
             handleResponse: { reported in outcome.withLock { $0 = reported } })
-        let dependentSaw = Locked<String?>(nil)
-        let dependent = BlockOperation {
-            dependentSaw.withLock { $0 = "isFinished \(upload.isFinished), isCancelled \(upload.isCancelled)" }
-            dependentLooked.signal()
-        }
-        dependent.addDependency(upload)
         let queue = OperationQueue()
-        queue.add([upload, dependent])
+        queue.add([upload, held.dependent(of: upload)])
         #expect(await created.wait())
 
         #expect(await blockingCall { upload.cancel() })  // the user cancels the running upload
-        #expect(!gaveUp.isRaised, "the stopped task's completion finished the operation while cancel() was held")
-        #expect(dependentSaw.withLock { $0 } == "isFinished true, isCancelled false")
+        #expect(!held.gaveUpWaiting, "the stopped task's completion finished the operation while cancel() was held")
+        #expect(held.dependentSaw == "isFinished true, isCancelled false")
         guard case .cancelled = outcome.withLock({ $0 }) else {
             Issue.record("the task reported \(String(describing: outcome.withLock { $0 })), not a cancellation")
             return
@@ -79,30 +70,49 @@ struct Chapter3ArticleTests {
     @Test("the fix: the flag first, then the task — under the same hold, whoever learns 'finished' sees isCancelled")
     func flagFirstKeepsTheCancel() async {
         let firstChunk = Flag()
-        let dependentLooked = DispatchSemaphore(value: 0)
-        let gaveUp = Flag()
+        let held = HeldUntilADependentLooks()
         // UploadOperation on the package's base: cancel() sets the flag, then runs the onCancel
         // handlers in order — main()'s, which stops the task, then this test's, which holds.
         let upload = UploadOperation(chunkCount: 1_000, pace: .seconds(1)) { progress, upload in
             guard progress.sent == 1 else { return }
-            upload.onCancel { if dependentLooked.wait(timeout: .now() + 10) == .timedOut { gaveUp.raise() } }
+            upload.onCancel(held.hold)
             firstChunk.raise()
         }
-        let dependentSaw = Locked<String?>(nil)
-        let dependent = BlockOperation {
-            dependentSaw.withLock { $0 = "isFinished \(upload.isFinished), isCancelled \(upload.isCancelled)" }
-            dependentLooked.signal()
-        }
-        dependent.addDependency(upload)
         let queue = OperationQueue()
-        queue.add([upload, dependent])
+        queue.add([upload, held.dependent(of: upload)])
         #expect(await firstChunk.wait())
 
         #expect(await blockingCall { upload.cancel() })
-        #expect(!gaveUp.isRaised, "the stopped task's completion finished the operation while cancel() was held")
-        #expect(dependentSaw.withLock { $0 } == "isFinished true, isCancelled true")
+        #expect(!held.gaveUpWaiting, "the stopped task's completion finished the operation while cancel() was held")
+        #expect(held.dependentSaw == "isFinished true, isCancelled true")
         #expect(upload.outcome == .cancelled(afterChunks: 1))
         #expect(upload.isFinished && upload.isCancelled)
         #expect(await drained(queue))
     }
+}
+
+/// Holds `cancel()` where a test calls `hold()`, until a dependent of the cancelled operation
+/// has run and recorded what it saw of it (at most 10 s).
+private final class HeldUntilADependentLooks: Sendable {
+    private let looked = DispatchSemaphore(value: 0)
+    private let seen = Locked<String?>(nil)
+    private let gaveUp = Flag()
+
+    /// A blocking wait: called inside `cancel()`, which the tests call on a thread of its own.
+    @Sendable func hold() {
+        if looked.wait(timeout: .now() + 10) == .timedOut { gaveUp.raise() }
+    }
+
+    /// The dependent that looks at `operation`'s flags, then ends the hold.
+    func dependent(of operation: Operation) -> BlockOperation {
+        let dependent = BlockOperation { [seen, looked] in
+            seen.withLock { $0 = "isFinished \(operation.isFinished), isCancelled \(operation.isCancelled)" }
+            looked.signal()
+        }
+        dependent.addDependency(operation)
+        return dependent
+    }
+
+    var dependentSaw: String? { seen.withLock { $0 } }
+    var gaveUpWaiting: Bool { gaveUp.isRaised }
 }
