@@ -48,7 +48,7 @@ struct Chapter3ArticleTests {
         let outcome = Locked<UploadOutcome?>(nil)
         let held = HeldUntilADependentLooks()
         let upload = ConcurrentSolutionsPost.FileUploadOperation(
-            chunkCount: 1_000, pace: .seconds(1), resumesItsTask: true, createdItsTask: created.raise,
+            chunkCount: 1_000, pace: .seconds(60), resumesItsTask: true, createdItsTask: created.raise,
             stoppedItsTask: held.hold,  // between the task's cancel() and super.cancel()
             handleResponse: { reported in outcome.withLock { $0 = reported } })
         let queue = OperationQueue()
@@ -73,7 +73,7 @@ struct Chapter3ArticleTests {
         let held = HeldUntilADependentLooks()
         // UploadOperation on the package's base: cancel() sets the flag, then runs the onCancel
         // handlers in order — main()'s, which stops the task, then this test's, which holds.
-        let upload = UploadOperation(chunkCount: 1_000, pace: .seconds(1)) { progress, upload in
+        let upload = UploadOperation(chunkCount: 1_000, pace: .seconds(60)) { progress, upload in
             guard progress.sent == 1 else { return }
             upload.onCancel(held.hold)
             firstChunk.raise()
@@ -85,7 +85,7 @@ struct Chapter3ArticleTests {
         #expect(await blockingCall { upload.cancel() })
         #expect(!held.gaveUpWaiting, "the stopped task's completion finished the operation while cancel() was held")
         #expect(held.dependentSaw == "isFinished true, isCancelled true")
-        #expect(upload.outcome == .cancelled(afterChunks: 1))
+        #expect(upload.outcome == .cancelled(afterChunks: 1))  // the second chunk would take 60 s
         #expect(upload.isFinished && upload.isCancelled)
         #expect(await drained(queue))
     }
