@@ -8,13 +8,15 @@ import TestSupport
     /// does not exit in time is killed instead of hanging the test.
     final class ChildProcess {
         let name: String
+        let arguments: [String]
         private let process: Process
         private let outputFile: URL
         private let errorFile: URL
         private let exited = Flag()
 
-        /// Starts the executable `name` from the products folder, with `environment` added.
-        init(_ name: String, environment: [String: String] = [:]) throws {
+        /// Starts the executable `name` from the products folder, with `arguments`, and with
+        /// `environment` added.
+        init(_ name: String, arguments: [String] = [], environment: [String: String] = [:]) throws {
             let executable = Transcript.productsDirectory.appendingPathComponent(name)
             guard FileManager.default.isExecutableFile(atPath: executable.path) else {
                 throw TranscriptError(
@@ -25,6 +27,7 @@ import TestSupport
                     """)
             }
             self.name = name
+            self.arguments = arguments
             let files = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")
             outputFile = files.appendingPathExtension("out")
             errorFile = files.appendingPathExtension("err")
@@ -41,6 +44,7 @@ import TestSupport
             }
             process = Process()
             process.executableURL = executable
+            process.arguments = arguments
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
             process.standardOutput = output
             process.standardError = errors
