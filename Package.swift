@@ -48,10 +48,10 @@ let supportAndTests: [Target] =
         .executableTarget(name: "cooperative-stall", path: "Scripts/Sources/CooperativeStall"),
         // Chapter 5: the article's call site, the same lines in both language modes (its tests run them).
         .executableTarget(
-            name: "chapter5-article-swift6", dependencies: ["TaskOperations"],
+            name: "chapter5-article-swift6", dependencies: ["TaskOperations", "ChapterSupport"],
             path: "Chapters/05-TaskOperation/article-swift6"),
         .executableTarget(
-            name: "chapter5-article-swift5", dependencies: ["TaskOperations"],
+            name: "chapter5-article-swift5", dependencies: ["TaskOperations", "ChapterSupport"],
             path: "Chapters/05-TaskOperation/article-swift5", swiftSettings: [.swiftLanguageMode(.v5)]),
         // Scripts/workshop runs the workshop's runner; its decisions, in WorkshopKit, are tested
         // on recorded runs by WorkshopKitTests.

@@ -10,14 +10,17 @@ import Recording
 /// runs on a queue. The work scheduled from `main()` is still pending when the queue,
 /// `waitUntilFinished` and every dependent already believe the operation is done.
 ///
-/// Changes from the article: the name (the article calls it `AsyncOperation`, which is
-/// chapter 3's base operation here), `public`, and the delay, the queue and the work as
-/// parameters whose defaults are the article's (3 s, a global queue, printing "Executing"),
-/// so that the chapter and its tests can hold the work back; and the `Recorder` lines, which
-/// report to the chapter's pictures what happens (they do nothing unless a run is recorded).
-public final class SyncOnlyOperation: Operation, @unchecked Sendable {
-    // Swift 6: a subclass of Operation restates `@unchecked Sendable` (a warning without it).
-    // Safe: the subclass adds only `let` properties set in init.
+/// Changes from the article:
+/// - The name: the article calls it `AsyncOperation`, which is chapter 3's base operation here.
+/// - `public`: the chapter and the tests live in other modules (the package's layout).
+/// - Testability: the delay, the queue and the work are parameters whose defaults are the
+///   article's (3 s, a global queue, printing "Executing"), so that the chapter and its tests
+///   can hold the work back.
+/// - `@unchecked Sendable`, restated: Swift 6 warns on a subclass of `Operation` without it.
+/// - The `Recorder` lines report to the chapter's pictures what happens (they do nothing
+///   unless a run is recorded).
+public class SyncOnlyOperation: Operation, @unchecked Sendable {
+    // @unchecked Sendable is safe: the subclass adds only `let` properties set in init.
     private let delay: DispatchTimeInterval
     private let workQueue: DispatchQueue
     private let work: @Sendable () -> Void
@@ -54,9 +57,11 @@ public final class SyncOnlyOperation: Operation, @unchecked Sendable {
 /// The queue runs these closures one after the other, but it waits only for the
 /// synchronous step: the asynchronous steps of consecutive closures are not kept in order.
 ///
-/// Changed from the article: the asynchronous step goes to `workQueue`, not to
-/// `DispatchQueue.main` with `asyncAfter` (chapter 1's README says why), and `report`
-/// replaces `print`.
+/// Changed from the article (chapter 1's README says why): the asynchronous step goes to
+/// `workQueue`, a serial queue, and sleeps `delay` there before it reports, where the
+/// article's closures hop to `DispatchQueue.main` with `asyncAfter`, 1 s and 1.5 s later. On
+/// one serial queue the steps run in the order they were sent, so one delay serves both
+/// closures. And `report` replaces `print`, for the tests.
 public func syncThenAsyncStep(
     _ name: String,
     asyncAfter delay: DispatchTimeInterval,

@@ -12,7 +12,7 @@ import SyncOnly
 let heldWork = DispatchQueue(label: "chapter1.held-async-work")
 
 heading("An asynchronous operation, added with waitUntilFinished: true")
-heldWork.suspend()
+heldWork.suspend()  // the asynchronous work waits here until the queue has reported finished
 let executed = DispatchSemaphore(value: 0)
 let operation = SyncOnlyOperation(after: Pacing.delay(0.5), on: heldWork) {
     say("Executing")
@@ -24,7 +24,7 @@ queue.addOperations([operation.named("operation")], waitUntilFinished: true)
 say("Finish Execution")
 say("The queue says isFinished = \(operation.isFinished), but the work has not run yet.")
 drawNote("heldWork.resume()")
-heldWork.resume()
+heldWork.resume()  // only now can "Executing" be printed
 waitOrExit(executed, for: "the asynchronous work")
 
 heading("Two sync-then-async closures on a serial queue")

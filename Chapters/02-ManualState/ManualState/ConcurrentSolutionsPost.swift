@@ -17,10 +17,13 @@ extension ConcurrentSolutionsPost {
     /// Changes from the post:
     /// - `open` instead of the post's default access: subclasses live in other modules of
     ///   this package (chapters 3, 6 and 7 and the tests). Not Swift 6; the package's layout.
-    /// - `@unchecked Sendable`: Swift 6 requires a subclass of `Operation` to restate it.
-    ///   What makes it true: `_isExecuting` and `_isFinished` are touched only on
-    ///   `lockQueue` — read with `sync`, written with barrier blocks.
-    /// - The `fatalError` message of `main()` is worded here.
+    /// - `@unchecked Sendable`, restated: Swift 6 warns on a subclass of `Operation` without
+    ///   it (and this package builds with warnings as errors). What makes it true:
+    ///   `_isExecuting` and `_isFinished` are touched only on `lockQueue` — read with `sync`,
+    ///   written with barrier blocks.
+    /// - The `fatalError` message of `main()` is written here, not copied (the post's says,
+    ///   in other words, that subclasses implement `main()` and do not call the superclass's).
+    ///   Not Swift 6: this package does not reproduce the articles' sentences.
     open class AsyncOperation: Operation, @unchecked Sendable {
         private let lockQueue = DispatchQueue(label: "com.onlinecode.asyncoperation", attributes: .concurrent)
 
@@ -84,8 +87,9 @@ extension ConcurrentSolutionsPost {
 
     /// The post's example: an operation whose `main()` prints "Executing" after a delay, as a
     /// stand-in for long-running work, and then calls `finish()`. (The post first writes this
-    /// `main()` into `AsyncOperation` itself; its final version leaves `main()` to subclasses.)
-    /// The post waits one second; the delay is a parameter so that the chapter can pace it.
+    /// `main()` into `AsyncOperation` itself; its final version leaves `main()` to subclasses,
+    /// so here it is a `public final` subclass: the package's layout.) The post waits one
+    /// second; the delay is a parameter so that the chapter can pace it and the tests shorten it.
     public final class ExampleOperation: AsyncOperation, @unchecked Sendable {
         // @unchecked Sendable: adds only a constant to a thread-safe superclass.
         private let delay: DispatchTimeInterval

@@ -11,40 +11,49 @@ extension ConcurrentSolutionsPost {
     /// What to see (`Chapter3ArticleTests`): `main()` creates the upload task and never calls
     /// `resume()` on it, so the upload never starts, its completion never runs, and the
     /// operation never finishes — until someone cancels it, which ends the task and so calls
-    /// its completion. Its `cancel()` stops the task before it sets `isCancelled`, the reverse
-    /// of `UploadOperation`: a completion that runs between the two sees an operation that is
-    /// not cancelled yet.
+    /// its completion. And its `cancel()` stops the task before it calls `super.cancel()`:
+    /// if the stopped task's completion finishes the operation in between, Foundation's
+    /// `cancel()` finds it finished and does nothing, so `isCancelled` stays false for good.
+    /// The fix is the other order, `super.cancel()` first, as `AsyncOperation.cancel()` does
+    /// before it runs the `onCancel` handler that stops `UploadOperation`'s task.
     ///
     /// Changes from the post:
+    /// - `public`: the tests live in another module. The package's layout, not Swift 6.
     /// - `uploadTask` is kept under a lock: `main()` writes it on the queue's thread and
-    ///   `cancel()` reads it on any thread, and Swift 6's `@unchecked Sendable` (required on a
-    ///   subclass of `Operation`) promises that such accesses are safe.
-    /// - The local task needs no file and no target URL, so the post's `fileURL` and
-    ///   `targetUploadURL` give way to its chunk count and pace.
-    /// - Two knobs for the tests: `resumesItsTask` (false is the post's code) and
-    ///   `createdItsTask`; and the post's "Handle the response" is `handleResponse`.
+    ///   `cancel()` reads it on any thread, and the class restates `@unchecked Sendable`
+    ///   (Swift 6 warns without it on a subclass of `Operation`), which promises that such
+    ///   accesses are safe.
+    /// - No network: `LocalUploadTask` needs no file and no target URL, so the post's `fileURL`
+    ///   and `targetUploadURL` give way to its chunk count and pace.
+    /// - Knobs for the tests: `resumesItsTask` (false is the post's code), `createdItsTask`,
+    ///   `stoppedItsTask` (runs between the two lines of `cancel()`, where a test holds it);
+    ///   and the post's "Handle the response" is `handleResponse`.
     public final class FileUploadOperation: AsyncOperation, @unchecked Sendable {
         // @unchecked Sendable: `uploadTask` is a Locked; the rest are constants.
         private let chunkCount: Int
         private let pace: DispatchTimeInterval
         private let resumesItsTask: Bool
         private let createdItsTask: @Sendable () -> Void
+        private let stoppedItsTask: @Sendable () -> Void
         private let handleResponse: @Sendable (UploadOutcome) -> Void
         private let uploadTask = Locked<LocalUploadTask?>(nil)
 
         /// - Parameters:
         ///   - resumesItsTask: false is the post's code; true adds the missing `resume()`.
         ///   - createdItsTask: called at the end of `main()`, once the task exists.
+        ///   - stoppedItsTask: called in `cancel()` after it stopped the task, before `super.cancel()`.
         ///   - handleResponse: what the task's completion does before it calls `finish()`.
         public init(
             chunkCount: Int, pace: DispatchTimeInterval, resumesItsTask: Bool = false,
             createdItsTask: @escaping @Sendable () -> Void = {},
+            stoppedItsTask: @escaping @Sendable () -> Void = {},
             handleResponse: @escaping @Sendable (UploadOutcome) -> Void = { _ in }
         ) {
             self.chunkCount = chunkCount
             self.pace = pace
             self.resumesItsTask = resumesItsTask
             self.createdItsTask = createdItsTask
+            self.stoppedItsTask = stoppedItsTask
             self.handleResponse = handleResponse
         }
 
@@ -60,8 +69,9 @@ extension ConcurrentSolutionsPost {
         }
 
         public override func cancel() {
-            uploadTask.withLock { $0 }?.cancel()  // first the task...
-            super.cancel()  // ...then the flag: the reverse of UploadOperation
+            uploadTask.withLock { $0 }?.cancel()  // first the task: its completion may finish us now...
+            stoppedItsTask()
+            super.cancel()  // ...then the flag, which Foundation does not set on a finished operation
         }
     }
 }

@@ -6,12 +6,13 @@ import Foundation
 /// closure in a `Task`. Kept with its weak points for the tests and chapter 5's story.
 ///
 /// Changes from the article: the name (the article calls it `AsyncOperation<Success>`, which
-/// is chapter 3's base operation here), `open` and `public` (it lives in a library; the
-/// article's class is not final), and `@unchecked Sendable`, which Swift 6 requires (below).
-// Swift 6: `@unchecked Sendable` restated (a subclass of Operation gets a warning without
-// it). Not safe: `result` is written by the task and read by `getResult()` without a lock,
-// as in the article (the article reads it only once the operation has finished); the two
-// flags are behind the lock queue.
+/// is chapter 3's base operation here); `open` and `public` (it lives in a library; the
+/// article's class is not final) — the package's layout; and `@unchecked Sendable`,
+/// restated because Swift 6 warns without it on a subclass of `Operation` (and this package
+/// builds with warnings as errors).
+// @unchecked Sendable is not fully true here: `result` is written by the task and read by
+// `getResult()` without a lock, as in the article (the article reads it only once the
+// operation has finished); the two flags are behind the lock queue.
 open class PopularTaskOperation<Success>: Operation, @unchecked Sendable {
     public let task: (() async throws -> Success)
     private var result: Result<Success, Error>?

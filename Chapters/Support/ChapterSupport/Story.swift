@@ -21,6 +21,19 @@ import Recording
     fflush(nil)  // nil: all output streams; `stdout` itself is a global var Swift 6 rejects
 }
 
+/// For a program that prints with plain `print` while a test reads its output, and that may
+/// hang: standard output is then a file, which holds what is printed until its buffer fills
+/// (a program that printed and then hung would look silent). A thread of its own flushes it
+/// every `seconds`, so every line reaches the file.
+public func flushOutputPeriodically(every seconds: Double = 0.05) {
+    Thread.detachNewThread {
+        while true {
+            fflush(nil)  // nil: all output streams, as in say(_:)
+            Thread.sleep(forTimeInterval: seconds)
+        }
+    }
+}
+
 /// Prints a chapter section's heading, after a blank line unless it is the first one. When the
 /// run is recorded (`--timeline`), what follows is the section's picture; with `besidePrevious`,
 /// it is drawn beside the previous section's (a popular version, then its fix); with

@@ -48,6 +48,9 @@ struct Chapter1ArticleTests {
             // The child answers with its exit status (observing its output would hold up the
             // other tests for as long as it runs).
             await #expect(processExitsWith: .success) {
+                // A queue that waited for the main-queue work would block the main thread for
+                // ever, in waitUntilAllOperationsAreFinished(): the watchdog ends the child.
+                startWatchdog(seconds: 30)
                 let log = EventLog()
                 let bothAsyncLines = Flag()
                 let whileBlocked = await MainActor.run {

@@ -37,6 +37,43 @@ struct Chapter2ArticleTests {
         #expect(asyncAwait.isFinished && !asyncAwait.isExecuting)
         #expect(concurrentSolutions.isFinished && !concurrentSolutions.isExecuting)
     }
+
+    @Test("AsyncAwaitPost's main() is empty: a subclass that forgets to override it stays executing (bounded)")
+    func forgottenMainStaysExecuting() async {
+        let operation = ForgetsMain()
+        OperationQueue().addOperation(operation)
+        #expect(await operation.started.wait())
+        #expect(await !queueLearnsFinished(operation, within: 0.5), "nothing ever calls finish()")
+        #expect(operation.isExecuting && !operation.isFinished)
+        // It stays executing for good: the queue, and this operation, are never freed.
+    }
+
+    #if os(macOS) || os(Linux)
+        @Test("ConcurrentSolutionsPost's main() traps: a subclass that forgets to override it crashes")
+        func forgottenMainTraps() async {
+            await #expect(processExitsWith: .failure) {
+                ForgetsMainOnConcurrentSolutionsPost().start()
+            }
+        }
+    #endif
+}
+
+/// A subclass of `AsyncAwaitPost.AsyncOperation` that forgets to override `main()`.
+private final class ForgetsMain: AsyncAwaitPost.AsyncOperation, @unchecked Sendable {
+    // @unchecked Sendable: a Flag only, on the post's thread-safe base.
+    let started = Flag()
+
+    override func start() {
+        super.start()
+        started.raise()
+    }
+}
+
+/// The same mistake on `ConcurrentSolutionsPost.AsyncOperation`.
+private final class ForgetsMainOnConcurrentSolutionsPost: ConcurrentSolutionsPost.AsyncOperation,
+    @unchecked Sendable
+{
+    // @unchecked Sendable: adds nothing to the post's thread-safe base.
 }
 
 @Suite("Chapter 2 — the order of the two writes in finish()")
@@ -113,6 +150,7 @@ struct FinishOrderTests {
         @Test("it prints Starting, Executing, then the caller's Operations finished")
         func printsInOrder() async {
             let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+                startWatchdog(seconds: 30)  // a call site that never returned would end the child, failing
                 ConcurrentSolutionsExampleTests.runTheCallSite()
                 exit(0)
             }

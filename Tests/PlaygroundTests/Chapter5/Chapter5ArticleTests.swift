@@ -9,20 +9,43 @@ import Testing
 struct Chapter5ArticleTests {
     #if os(macOS) || os(Linux)
         /// Chapters/05-TaskOperation/article-swift6 and article-swift5 hold the article's call
-        /// site, the same lines, compiled in Swift 6 and in Swift 5 language mode.
-        @Test("the article's call site hangs in Swift 6 mode, and prints its three lines in Swift 5 mode")
+        /// site, the same lines, compiled in Swift 6 and in Swift 5 language mode. Both flush
+        /// their output as they go: a child that printed and then hung shows its lines.
+        @Test("the article's call site hangs as Swift 6 top-level code, and runs as Swift 5 top-level code")
         func callSiteInBothLanguageModes() async throws {
             let swift6 = try ChildProcess("chapter5-article-swift6")
             let swift5 = try ChildProcess("chapter5-article-swift5")
             defer { swift6.terminate() }
 
-            // The article's closure sleeps 2 s; generous bounds for a loaded machine.
-            #expect(await swift5.exits(within: 30), "the Swift 5 call site did not finish")
-            #expect(swift5.status == 0)
-            #expect(swift5.printedLines == ["Executing", "Finished", "Hello World!"])
+            await expectRunsToItsEnd(swift5)
             // The same lines in Swift 6 mode, given 2 s more than the Swift 5 ones took.
-            #expect(await !swift6.exits(within: 2), "the Swift 6 call site should still be waiting")
-            #expect(swift6.printedLines.isEmpty, "printed: \(swift6.printedLines)")
+            await expectHangs(swift6)
+        }
+
+        /// The Swift 5 program, with the same lines in a `@MainActor` function (as in a view
+        /// controller), and in the same function with the closure written `{ @Sendable in`.
+        @Test("in Swift 5 mode too, the call site hangs in main-actor code; with a @Sendable closure it runs")
+        func swift5MainActorCallSite() async throws {
+            let mainActor = try ChildProcess("chapter5-article-swift5", arguments: ["viewDidLoad"])
+            let sendable = try ChildProcess("chapter5-article-swift5", arguments: ["viewDidLoad-sendable"])
+            defer { mainActor.terminate() }
+
+            await expectRunsToItsEnd(sendable)
+            await expectHangs(mainActor)
+        }
+
+        /// The article's three lines, and a clean exit. The closure sleeps 2 s; a generous
+        /// bound for a loaded machine.
+        private func expectRunsToItsEnd(_ child: ChildProcess) async {
+            #expect(await child.exits(within: 30), "\(child.name) \(child.arguments) did not finish")
+            #expect(child.status == 0)
+            #expect(child.printedLines == ["Executing", "Finished", "Hello World!"])
+        }
+
+        /// Still running 2 s later, without a line printed: its closure never ran.
+        private func expectHangs(_ child: ChildProcess) async {
+            #expect(await !child.exits(within: 2), "\(child.name) \(child.arguments) should still be waiting")
+            #expect(child.printedLines.isEmpty, "printed: \(child.printedLines)")
         }
     #endif
 

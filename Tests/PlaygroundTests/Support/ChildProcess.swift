@@ -8,12 +8,13 @@ import TestSupport
     /// does not exit in time is killed instead of hanging the test.
     final class ChildProcess {
         let name: String
+        let arguments: [String]
         private let process: Process
         private let outputFile: URL
         private let errorFile: URL
         private let exited = Flag()
 
-        /// Starts the executable `name` from the products folder, with `arguments` and with
+        /// Starts the executable `name` from the products folder, with `arguments`, and with
         /// `environment` added.
         init(_ name: String, arguments: [String] = [], environment: [String: String] = [:]) throws {
             let executable = Transcript.productsDirectory.appendingPathComponent(name)
@@ -26,6 +27,7 @@ import TestSupport
                     """)
             }
             self.name = name
+            self.arguments = arguments
             let files = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")
             outputFile = files.appendingPathExtension("out")
             errorFile = files.appendingPathExtension("err")
