@@ -276,13 +276,15 @@ open class AsyncOperation: Operation, @unchecked Sendable {
     /// whether it comes later or at the same moment from another thread.
     private func announce(_ keys: [String], storing newState: State) {
         for key in keys { willChangeValue(forKey: key) }
+        // Before the state is stored: from then on a reader (a `waitUntilFinished()` that has
+        // not begun waiting yet) may see it and go on, and its report must come after this one.
+        reportState(executing: newState == .executing)
         let dropped: [@Sendable () -> Void] = lock.withLock {
             enter(newState)
             guard case .finished = newState else { return [] }
             defer { cancelHandlers = [] }
             return cancelHandlers
         }
-        reportState(executing: newState == .executing)  // before the queue learns it
         for key in keys { didChangeValue(forKey: key) }
         if case .finished = newState { lock.withLock { enter(.finished(announced: true)) } }
         _ = dropped  // released here, outside the lock: a handler may hold the last reference to anything
