@@ -118,6 +118,65 @@ struct TimelinePictureTests {
         #expect(parser.parse(), "not well-formed XML: \(String(describing: parser.parserError))")
     }
 
+    @Test(
+        "light and dark: text has a contrast of at least 4.5 with the background, marks and bars 3",
+        arguments: [false, true])
+    func contrast(dark: Bool) throws {
+        let svg = TimelinePicture.svg(chapter: "chapter7", sections: [Self.sample])
+        let colours = try Self.colours(inStyleOf: svg, dark: dark)
+        let background = try #require(colours[".background fill"])
+        // WCAG 2's thresholds: 4.5 for text, 3 for the shapes that carry meaning.
+        let text = ["text fill", ".muted fill", ".printed fill"]
+        let shapes = [
+            ".mark fill", ".executing fill", ".work stroke", ".queued stroke", ".suspended stroke", ".cancel stroke",
+            ".dot fill", ".arrow stroke", ".arrowhead fill", ".guide stroke", ".leader stroke",
+        ]
+        for (names, least) in [(text, 4.5), (shapes, 3.0)] {
+            for name in names {
+                let colour = try #require(colours[name], "no colour for \(name)")
+                let ratio = Self.contrast(colour, background)
+                #expect(ratio >= least, "\(dark ? "dark" : "light"): \(name) \(colour) on \(background): \(ratio)")
+            }
+        }
+    }
+
+    /// The colours of the picture's style, as "selector property" → "#rrggbb": the light ones,
+    /// with the dark ones over them if `dark`.
+    static func colours(inStyleOf svg: String, dark: Bool) throws -> [String: String] {
+        let style = try #require(svg.components(separatedBy: "<style>").last?.components(separatedBy: "</style>").first)
+        let parts = style.components(separatedBy: "@media (prefers-color-scheme: dark) {")
+        try #require(parts.count == 2, "the style has no dark part")
+        var colours: [String: String] = [:]
+        for part in dark ? parts : [parts[0]] {
+            for rule in part.components(separatedBy: "}") {
+                let halves = rule.components(separatedBy: "{")
+                guard halves.count == 2 else { continue }
+                let selector = halves[0].trimmingCharacters(in: .whitespacesAndNewlines)
+                for declaration in halves[1].components(separatedBy: ";") {
+                    let pair = declaration.components(separatedBy: ":").map {
+                        $0.trimmingCharacters(in: .whitespacesAndNewlines)
+                    }
+                    if pair.count == 2, ["fill", "stroke"].contains(pair[0]), pair[1].hasPrefix("#") {
+                        colours["\(selector) \(pair[0])"] = pair[1]
+                    }
+                }
+            }
+        }
+        return colours
+    }
+
+    /// WCAG 2's contrast ratio of two "#rrggbb" colours, 1 to 21.
+    static func contrast(_ first: String, _ second: String) -> Double {
+        func luminance(_ hex: String) -> Double {
+            let value = Int(hex.dropFirst(), radix: 16) ?? 0
+            let channels = [(value >> 16) & 0xff, (value >> 8) & 0xff, value & 0xff].map { Double($0) / 255 }
+            let linear = channels.map { $0 <= 0.03928 ? $0 / 12.92 : pow(($0 + 0.055) / 1.055, 2.4) }
+            return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+        }
+        let (a, b) = (luminance(first), luminance(second))
+        return (max(a, b) + 0.05) / (min(a, b) + 0.05)
+    }
+
     @Test("no text runs past the picture's edges, even a printed line longer than the picture")
     func textStaysInside() throws {
         // A single picture is 830 wide; two side by side are 406 each, 18 apart.
