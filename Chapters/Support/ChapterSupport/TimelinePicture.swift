@@ -54,7 +54,7 @@ public enum TimelinePicture {
         text { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace; fill: #1f2328; }
         .title { font-family: -apple-system, BlinkMacSystemFont, "Segoe UI", Helvetica, Arial, sans-serif; font-size: 15px; font-weight: 600; }
         .lane-name { font-size: 12px; font-weight: 600; }
-        .label { font-size: 11px; }
+        .label { font-size: 11px; stroke: #ffffff; stroke-width: 3px; stroke-linejoin: round; paint-order: stroke; }
         .muted { fill: #59636e; }
         .printed { font-size: 12px; fill: #1a5e2a; }
         .rule { stroke: #d1d9e0; stroke-width: 1; }
@@ -76,6 +76,7 @@ public enum TimelinePicture {
         .leader { stroke: #8c959f; stroke-width: 0.8; }
         @media (prefers-color-scheme: dark) {
         .background { fill: #0d1117; }
+        .label { stroke: #0d1117; }
         text { fill: #e6edf3; }
         .muted { fill: #9198a1; }
         .printed { fill: #7ee787; }
@@ -192,26 +193,54 @@ private struct Panel {
             let spans = spans(
                 of: events, actions: actionsByLane[lane] ?? [], columnX: columnX, columnWidth: columnWidth,
                 plotLeft: plotLeft, plotRight: plotRight)
-            // Labels: the events' (centred on their mark) and the bars' (from the bar's start).
-            var labels: [(text: String, left: Double, markX: Double)] = []
+            // Labels: the events' (centred on their mark) and the bars' (from the bar's start, or
+            // further along the bar when a label is in the way: `slack`).
+            var labels: [(text: String, left: Double, markX: Double, slack: Double)] = []
             for (step, event) in events {
                 guard let label = event.label, !label.isEmpty else { continue }
                 let labelWidth = Self.textWidth(label, size: Self.labelSize)
-                labels.append((label, columnX(step) - labelWidth / 2, columnX(step)))
+                labels.append((label, columnX(step) - labelWidth / 2, columnX(step), 0))
             }
             for span in spans {
-                if let label = span.label { labels.append((label, span.from, span.from)) }
+                if let label = span.label {
+                    labels.append((label, span.from, span.from, max(0, span.to - span.from - 24)))
+                }
             }
             labels.sort { $0.left < $1.left }
             var rowsRight: [Double] = []
-            var placed: [(text: String, x: Double, row: Int, markX: Double)] = []
+            var placed: [(text: String, x: Double, row: Int, markX: Double, slack: Double)] = []
             for label in labels {
                 let labelWidth = Self.textWidth(label.text, size: Self.labelSize)
                 let left = max(plotLeft - 4, min(label.left, plotRight - labelWidth))
-                let row = rowsRight.firstIndex { left >= $0 + 6 } ?? rowsRight.count
+                // The lowest row it fits in, moved right by at most its slack; else a new row.
+                var row = 0
+                var x = left
+                while row < rowsRight.count {
+                    // Moved, it keeps a wider gap: two labels in a row must not read as one.
+                    let candidate = left >= rowsRight[row] + 6 ? left : rowsRight[row] + 16
+                    if candidate <= left + label.slack, candidate + labelWidth <= plotRight {
+                        x = candidate
+                        break
+                    }
+                    row += 1
+                }
                 if row == rowsRight.count { rowsRight.append(0) }
-                rowsRight[row] = left + labelWidth
-                placed.append((label.text, left, row, label.markX))
+                rowsRight[row] = x + labelWidth
+                placed.append((label.text, x, row, x == left ? label.markX : x, label.slack))
+            }
+            // A bar's label above another label: its leader goes down where it crosses none of
+            // them, within the bar and under the label (an event's leader stays on its mark).
+            for (index, label) in placed.enumerated() where label.row > 0 && label.slack > 0 {
+                let below = placed.filter { $0.row < label.row }.map {
+                    (left: $0.x - 3, right: $0.x + Self.textWidth($0.text, size: Self.labelSize) + 3)
+                }
+                var markX = label.markX
+                // Each step moves right past one label: it ends after at most `below.count` steps.
+                while let blocking = below.first(where: { markX >= $0.left && markX <= $0.right }) {
+                    markX = blocking.right + 1
+                }
+                let labelRight = label.x + Self.textWidth(label.text, size: Self.labelSize)
+                if markX <= min(label.markX + label.slack, labelRight) { placed[index].markX = markX }
             }
             let labelsHeight = Double(rowsRight.count) * Self.labelRowHeight
             let barTop = y + labelsHeight + 4
@@ -227,13 +256,16 @@ private struct Panel {
                     "<rect class=\"\(span.kind)\" x=\"\(number(span.from))\" y=\"\(number(top))\" "
                     + "width=\"\(number(max(span.to - span.from, 3)))\" height=\"\(number(span.height))\"/>\n"
             }
+            // Leaders first, then the labels over them: a leader that passes behind a lower
+            // label is hidden by that label's halo (`.label` has a stroke of the background).
+            for label in placed where label.row > 0 {
+                let baseline = barTop - 3 - Double(label.row) * Self.labelRowHeight
+                lines +=
+                    "<line class=\"leader\" x1=\"\(number(label.markX))\" y1=\"\(number(baseline + 2))\" "
+                    + "x2=\"\(number(label.markX))\" y2=\"\(number(barTop))\"/>\n"
+            }
             for label in placed {
                 let baseline = barTop - 3 - Double(label.row) * Self.labelRowHeight
-                if label.row > 0 {
-                    lines +=
-                        "<line class=\"leader\" x1=\"\(number(label.markX))\" y1=\"\(number(baseline + 2))\" "
-                        + "x2=\"\(number(label.markX))\" y2=\"\(number(barTop))\"/>\n"
-                }
                 lines += text(label.text, x: label.x, y: baseline, class: "label")
             }
             lines += marks(for: events, center: center, columnX: columnX)
@@ -290,10 +322,12 @@ private struct Panel {
             y += 4
             out += text("printed", x: x + pad, y: y + Self.printedSize, class: "label muted")
             let advance = Self.printedSize * Self.monospaceAdvance
-            for line in printed {
+            for (index, line) in printed.enumerated() {
                 let dotX = columnX(line.step)
                 let rightRoom = x + width - pad - (dotX + 7)
-                let leftRoom = dotX - 7 - (x + pad)
+                // The first line shares its row with the word "printed".
+                let heading = index == 0 ? Self.textWidth("printed", size: Self.labelSize) + 10 : 0
+                let leftRoom = dotX - 7 - (x + pad + heading)
                 let full = Self.textWidth(line.text, size: Self.printedSize)
                 // Beside its dot, to the right or the left, where it fits; else on rows of its own
                 // below the dot, from the left margin.
@@ -427,7 +461,9 @@ private struct Panel {
         if kinds.contains(.added) { items.append((swatch("queued"), "in a queue")) }
         if kinds.contains(.executing) { items.append((swatch("executing"), "executing")) }
         if kinds.contains(.workStarted) { items.append((swatch("work", top: 4, height: 6), "its work")) }
-        if kinds.contains(.waits) { items.append((swatch("blocked"), "blocked in a wait")) }
+        if kinds.contains(.waits) || kinds.contains(.waitReturned) {
+            items.append((swatch("blocked"), "blocked in a wait"))
+        }
         if kinds.contains(.suspends) { items.append((swatch("suspended"), "suspended in await")) }
         if kinds.contains(.finished) {
             items.append(("<rect class=\"mark\" x=\"8\" y=\"1\" width=\"7\" height=\"11\"/>", "finished"))
