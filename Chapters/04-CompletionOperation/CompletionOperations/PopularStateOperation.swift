@@ -67,11 +67,12 @@ open class PopularStateOperation: Operation, @unchecked Sendable {  // the artic
     }
 }
 
-/// The article's no-argument closure, and its closure of one argument, as it names them.
-/// `@Sendable` is Swift 6's: the block's completion is called from a `DispatchQueue.main`
-/// closure, and a plain closure sent there is an error ("sending 'completion' risks causing
-/// data races").
-public typealias VoidClosure = @Sendable () -> Void
+/// The article's no-argument closure, and its closure of one argument, as it names them: plain
+/// closures, as in the article. Swift 6 accepts them here and at the article's call site in
+/// top-level code (`chapter4-article`), where a closure sent to `DispatchQueue.main` is
+/// main-actor isolated. From a nonisolated function, the same call site is refused ("sending
+/// 'completion' risks causing data races"): the completion is not `Sendable`.
+public typealias VoidClosure = () -> Void
 public typealias Closure<T> = (T) -> Void
 
 /// The article's `CompletionOperation`, as written: `main()` hops to `DispatchQueue.main` to run
@@ -81,7 +82,8 @@ public typealias Closure<T> = (T) -> Void
 /// command-line program `dispatchMain()` or `RunLoop.main`). They also hide bug 1 most of the
 /// time: `start()` sets `.executing` right after `main()` has only scheduled the first hop, so
 /// the operation ends "executing" only when both hops run before that line — a race, which
-/// `Scripts/benchmark` counts (chapter 4's section of Chapters/MEASUREMENTS.md).
+/// `Scripts/benchmark` counts (chapter 4's section of Chapters/MEASUREMENTS.md). The article's
+/// call site runs against it in `chapter4-article` (`Chapter4ArticleTests.articleCallSite`).
 open class ArticleCompletionOperation: PopularStateOperation, @unchecked Sendable {
     // @unchecked Sendable: adds only a `let` to its superclass (which is not safe: bug 3).
     public init(completeBlock: Closure<VoidClosure?>?) {
@@ -101,20 +103,23 @@ open class ArticleCompletionOperation: PopularStateOperation, @unchecked Sendabl
     private let completeBlock: Closure<VoidClosure?>?
 }
 
-/// The article's `CompletionOperation` without its two `DispatchQueue.main` hops: the block
-/// runs in `main()`, and its completion sets `.finished` on whatever thread calls it. The tests
-/// use it so that each bug of the base shows on demand, in any process; the article's own call
-/// site runs against `ArticleCompletionOperation` (`Chapter4ArticleTests`).
+/// The article's `CompletionOperation` without its two `DispatchQueue.main` hops — the one
+/// change: the block runs in `main()`, and its completion sets `.finished` on whatever thread
+/// calls it. Everything else is the article's: the initializer, the optional block and its
+/// optional completion (`completion?()`), and `[weak self]` (a completion called after the
+/// operation is gone does nothing). The tests use it so that each bug of the base shows on
+/// demand, in any process, without a main queue to serve.
 open class PopularCompletionOperation: PopularStateOperation, @unchecked Sendable {
     // @unchecked Sendable: adds only a `let` to its superclass (which is not safe: bug 3).
-    // @Sendable: without the hops, the block and its completion cross threads.
-    private let work: @Sendable (_ complete: @escaping @Sendable () -> Void) -> Void
-
-    public init(_ work: @escaping @Sendable (_ complete: @escaping @Sendable () -> Void) -> Void) {
-        self.work = work
+    public init(completeBlock: Closure<VoidClosure?>?) {
+        self.completeBlock = completeBlock
     }
 
     open override func main() {
-        work { self.state = .finished }  // the article's second hop, made in place
+        completeBlock? { [weak self] in
+            self?.state = .finished
+        }
     }
+
+    private let completeBlock: Closure<VoidClosure?>?
 }
