@@ -88,7 +88,7 @@ import Testing
         static let command: (executable: URL, arguments: [String])? = {
             #if os(macOS)
                 // xcrun finds the compiler and the SDK of the selected Xcode (read, not verified:
-                // CI has no Mac).
+                // not yet run on a Mac).
                 return FileManager.default.isExecutableFile(atPath: "/usr/bin/xcrun")
                     ? (URL(fileURLWithPath: "/usr/bin/xcrun"), ["swiftc"]) : nil
             #else
