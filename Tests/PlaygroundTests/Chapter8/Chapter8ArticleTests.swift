@@ -140,10 +140,11 @@ struct Chapter8ArticleTests {
         func serialOverflowsTheStack() async {
             // In a child process: the stack overflow kills it. The package's SerialCoordinator
             // runs the same 100,000 operations (Chapter8CoordinatorTests.manySynchronousCompletions).
-            await #expect(processExitsWith: stackOverflow) {
+            let result = await #expect(processExitsWith: StackOverflow.ending, observing: [\.standardErrorContent]) {
                 let operations = (0..<100_000).map { _ in MyOperation() }
                 SerialOperationCoordinator().perform(operations) { _ in }
             }
+            StackOverflow.checkReport(of: result)
         }
     #endif
 }
@@ -235,23 +236,44 @@ struct Chapter8FinalCodeTests {
     #if os(macOS) || os(Linux)
         @Test("the serial rewrite nests one call per operation too: 100,000 that complete at once overflow the stack")
         func serialRewriteOverflowsTheStack() async {
-            await #expect(processExitsWith: stackOverflow) {
+            let result = await #expect(processExitsWith: StackOverflow.ending, observing: [\.standardErrorContent]) {
                 let operations = (0..<100_000).map { _ in MyOperation() }
                 FinalImprovements.SerialOperationCoordinator().perform(operations) { _ in }
             }
+            StackOverflow.checkReport(of: result)
         }
     #endif
 }
 
 #if os(macOS) || os(Linux)
-    /// How a stack overflow ends a child process. Linux: SIGSEGV, the guard page below the stack
-    /// (verified here). Darwin: expected to be a signal too, SIGSEGV or SIGBUS depending on how
-    /// the guard page is hit (inferred, not yet run on a Mac), so any failure counts there.
-    private var stackOverflow: ExitTest.Condition {
+    /// How a stack overflow ends an exit test's child process.
+    enum StackOverflow {
+        /// Linux: SIGSEGV, the guard page below the stack (verified here) — unless the tests
+        /// run under AddressSanitizer (CI does), which catches the fault itself, reports a
+        /// "stack-overflow" and exits with 1. Darwin: expected to be a signal too, SIGSEGV or
+        /// SIGBUS depending on how the guard page is hit (inferred, not yet run on a Mac), so
+        /// any failure counts there.
+        static var ending: ExitTest.Condition {
+            #if os(Linux)
+                underAddressSanitizer ? .failure : .signal(SIGSEGV)
+            #else
+                .failure
+            #endif
+        }
+
+        /// Under AddressSanitizer, the child's report must name the stack overflow.
+        static func checkReport(of result: ExitTest.Result?) {
+            guard underAddressSanitizer, let result else { return }
+            let report = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(report.contains("stack-overflow"), "the child's report: \(report.suffix(500))")
+        }
+
+        /// True in a process built with AddressSanitizer, whose runtime defines `__asan_init`
+        /// (on Linux, a nil handle is RTLD_DEFAULT). On Darwin not looked up: any failure counts.
         #if os(Linux)
-            .signal(SIGSEGV)
+            static let underAddressSanitizer = dlsym(nil, "__asan_init") != nil
         #else
-            .failure
+            static let underAddressSanitizer = false
         #endif
     }
 #endif
