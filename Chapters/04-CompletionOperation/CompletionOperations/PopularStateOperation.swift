@@ -45,8 +45,6 @@ open class PopularStateOperation: Operation, @unchecked Sendable {  // the artic
         }
     }
 
-    public override init() {}
-
     open override var isReady: Bool { super.isReady && state == .ready }
     open override var isExecuting: Bool { state == .executing }
     open override var isFinished: Bool { state == .finished }
@@ -68,10 +66,10 @@ open class PopularStateOperation: Operation, @unchecked Sendable {  // the artic
 }
 
 /// The article's no-argument closure, and its closure of one argument, as it names them: plain
-/// closures, as in the article. Swift 6 accepts them here and at the article's call site in
-/// top-level code (`chapter4-article`), where a closure sent to `DispatchQueue.main` is
-/// main-actor isolated. From a nonisolated function, the same call site is refused ("sending
-/// 'completion' risks causing data races"): the completion is not `Sendable`.
+/// closures, not `@Sendable`. Swift 6 does not force `@Sendable` on them: at the article's call
+/// site, a closure sent to `DispatchQueue.main` may call the completion (in top-level code or in
+/// a function); only a closure sent to another queue may not ("capture of 'completion' with
+/// non-Sendable type"). `Chapter4ClosureTypeTests` compiles both.
 public typealias VoidClosure = () -> Void
 public typealias Closure<T> = (T) -> Void
 
@@ -84,8 +82,10 @@ public typealias Closure<T> = (T) -> Void
 /// the operation ends "executing" only when both hops run before that line — a race, which
 /// `Scripts/benchmark` counts (chapter 4's section of Chapters/MEASUREMENTS.md). The article's
 /// call site runs against it in `chapter4-article` (`Chapter4ArticleTests.articleCallSite`).
+// Changed: the name (`CompletionOperation` is the package's own type) and `open`.
 open class ArticleCompletionOperation: PopularStateOperation, @unchecked Sendable {
-    // @unchecked Sendable: adds only a `let` to its superclass (which is not safe: bug 3).
+    // Changed: @unchecked Sendable (Swift 6 asks for it). Not safe: it adds only a `let`, but
+    // its superclass's state has no lock (bug 3).
     public init(completeBlock: Closure<VoidClosure?>?) {
         self.completeBlock = completeBlock
     }
@@ -103,20 +103,25 @@ open class ArticleCompletionOperation: PopularStateOperation, @unchecked Sendabl
     private let completeBlock: Closure<VoidClosure?>?
 }
 
-/// The article's `CompletionOperation` without its two `DispatchQueue.main` hops — the one
-/// change: the block runs in `main()`, and its completion sets `.finished` on whatever thread
-/// calls it. Everything else is the article's: the initializer, the optional block and its
-/// optional completion (`completion?()`), and `[weak self]` (a completion called after the
-/// operation is gone does nothing). The tests use it so that each bug of the base shows on
-/// demand, in any process, without a main queue to serve.
+/// The article's `CompletionOperation` without its two `DispatchQueue.main` hops. The tests use
+/// it so that each bug of the base shows on demand, in any process, without a main queue to
+/// serve. What differs from the article is named beside each line; the rest is the article's:
+/// the initializer, the optional block and its optional completion (`completion?()`).
+// Changed: the name (`CompletionOperation` is the package's own type) and `open` (the tests
+// subclass it from another module).
 open class PopularCompletionOperation: PopularStateOperation, @unchecked Sendable {
-    // @unchecked Sendable: adds only a `let` to its superclass (which is not safe: bug 3).
+    // Changed: @unchecked Sendable, which Swift 6 asks every Operation subclass to restate. Not
+    // safe: it adds only a `let`, but its superclass's state has no lock (bug 3).
     public init(completeBlock: Closure<VoidClosure?>?) {
         self.completeBlock = completeBlock
     }
 
     open override func main() {
-        completeBlock? { [weak self] in
+        // Changed: no `DispatchQueue.main.async` around the block; it runs here, on the thread
+        // that called start().
+        completeBlock? { [weak self] in  // as in the article, a completion after the operation is gone does nothing
+            // Changed: no `DispatchQueue.main.async` around this either; `.finished` is set on
+            // whatever thread calls the completion.
             self?.state = .finished
         }
     }
