@@ -29,9 +29,9 @@ public protocol SessionDataTask: Sendable {
 /// `URLSessionTask.cancel()` "returns immediately, marking the task as being canceled", and
 /// that `urlSession(_:task:didCompleteWithError:)` "will be sent to the task delegate" with
 /// `NSURLErrorCancelled`; that a completion handler gets the same error is inferred for
-/// Darwin, and was verified on Linux (a loopback server, `URLSession.shared`).
+/// Darwin, and verified on Linux (`URLSessionAnswersTests`, against a local server).
 ///
-/// The answers are what `URLSession` answers (verified on Linux against a loopback server):
+/// The answers are what `URLSession` answers (verified on Linux: `URLSessionAnswersTests`):
 /// the redirect table is followed, and the response is for the URL where it ends — status 200
 /// if the page exists, 404 if not, and 301 for a redirect without a target (no `Location` to
 /// follow) — never an error. So the post's `missingRedirectURL` (no response URL) does not

@@ -9,8 +9,8 @@ import Foundation
 /// without a network (`URLSessionWebTests` check how it reads `URLSession`'s answers).
 ///
 /// `URLSession` follows redirects that have a `Location` and answers everything else with a
-/// plain response and no error: a redirect without a target is a 301 (or another 3xx) for the
-/// URL that sent it, a missing page a 404 (verified on Linux against a loopback server). So the
+/// plain response and no error: a 301 without a target for the URL that sent it, a 404 for a
+/// missing page (verified on Linux against a local server: URLSessionAnswersTests). So the
 /// answers are interpreted here the way `LocalWeb` gives them: a 3xx ends a HEAD request at nil
 /// (the unfurl's `missingRedirectURL`), and any status outside 2xx and 3xx is an
 /// `HTTPStatusError` — for a GET, a 3xx too.

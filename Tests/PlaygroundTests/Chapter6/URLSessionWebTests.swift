@@ -7,7 +7,7 @@ import Testing
 #endif
 
 // URLSession answers a redirect without a target and a missing page with a plain response
-// (301 or 404, no error; verified on Linux against a loopback server). URLSessionWeb reads
+// (301 or 404, no error: URLSessionAnswersTests, Linux). URLSessionWeb reads
 // those answers the way LocalWeb gives them, so that the package's operations end the same on
 // a real network as in the chapters. No network here: the responses are made by the test.
 
