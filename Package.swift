@@ -46,6 +46,10 @@ let supportAndTests: [Target] =
         ),
         // Scripts/measure-stall: what blocking the cooperative thread pool costs (chapter 5).
         .executableTarget(name: "cooperative-stall", path: "Scripts/Sources/CooperativeStall"),
+        // Chapter 4: the article's call site on the article's operation, main queue served (its tests run it).
+        .executableTarget(
+            name: "chapter4-article", dependencies: ["CompletionOperations", "ChapterSupport"],
+            path: "Chapters/04-CompletionOperation/article"),
         // Chapter 5: the article's call site, the same lines in both language modes (its tests run them).
         .executableTarget(
             name: "chapter5-article-swift6", dependencies: ["TaskOperations", "ChapterSupport"],

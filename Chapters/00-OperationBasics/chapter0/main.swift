@@ -63,7 +63,7 @@ serial.maxConcurrentOperationCount = 1
 let serialGauge = WidthGauge()
 // Step 1 waits for another step to start. Only a wider queue could start one while step 1
 // runs, so on this queue the wait always runs out: 0.3 s, a bound (the same with
-// CHAPTER_PACING=0), not pacing. On a wider queue, the gauge below would count 3.
+// CHAPTER_PACING=0), not pacing. On a wider queue, the gauge below would count more than 1.
 let anotherStepStarted = DispatchSemaphore(value: 0)
 let steps = (1...3).map { step in
     BlockOperation.named("step \(step)") {

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 
 /// The code of the blog post "Asynchronous operations for writing concurrent solutions in
-/// Swift" (a SwiftLee post, as reposted by onlinecode), under the post's own names.
+/// Swift" (as onlinecode publishes it), under the post's own names.
 ///
 /// A namespace, so that the post's `AsyncOperation` keeps its name beside the package's own
 /// `AsyncOperation` (chapter 3). Chapter 3 adds the post's `FileUploadOperation` to it.

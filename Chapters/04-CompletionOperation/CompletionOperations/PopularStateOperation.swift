@@ -45,8 +45,6 @@ open class PopularStateOperation: Operation, @unchecked Sendable {  // the artic
         }
     }
 
-    public override init() {}
-
     open override var isReady: Bool { super.isReady && state == .ready }
     open override var isExecuting: Bool { state == .executing }
     open override var isFinished: Bool { state == .finished }
@@ -67,11 +65,12 @@ open class PopularStateOperation: Operation, @unchecked Sendable {  // the artic
     }
 }
 
-/// The article's no-argument closure, and its closure of one argument, as it names them.
-/// `@Sendable` is Swift 6's: the block's completion is called from a `DispatchQueue.main`
-/// closure, and a plain closure sent there is an error ("sending 'completion' risks causing
-/// data races").
-public typealias VoidClosure = @Sendable () -> Void
+/// The article's no-argument closure, and its closure of one argument, as it names them: plain
+/// closures, not `@Sendable`. Swift 6 does not force `@Sendable` on them: at the article's call
+/// site, a closure sent to `DispatchQueue.main` may call the completion (in top-level code or in
+/// a function); only a closure sent to another queue may not ("capture of 'completion' with
+/// non-Sendable type"). `Chapter4ClosureTypeTests` compiles both.
+public typealias VoidClosure = () -> Void
 public typealias Closure<T> = (T) -> Void
 
 /// The article's `CompletionOperation`, as written: `main()` hops to `DispatchQueue.main` to run
@@ -81,9 +80,12 @@ public typealias Closure<T> = (T) -> Void
 /// command-line program `dispatchMain()` or `RunLoop.main`). They also hide bug 1 most of the
 /// time: `start()` sets `.executing` right after `main()` has only scheduled the first hop, so
 /// the operation ends "executing" only when both hops run before that line — a race, which
-/// `Scripts/benchmark` counts (chapter 4's section of Chapters/MEASUREMENTS.md).
+/// `Scripts/benchmark` counts (chapter 4's section of Chapters/MEASUREMENTS.md). The article's
+/// call site runs against it in `chapter4-article` (`Chapter4ArticleTests.articleCallSite`).
+// Changed: the name (`CompletionOperation` is the package's own type) and `open`.
 open class ArticleCompletionOperation: PopularStateOperation, @unchecked Sendable {
-    // @unchecked Sendable: adds only a `let` to its superclass (which is not safe: bug 3).
+    // Changed: @unchecked Sendable (Swift 6 asks for it). Not safe: it adds only a `let`, but
+    // its superclass's state has no lock (bug 3).
     public init(completeBlock: Closure<VoidClosure?>?) {
         self.completeBlock = completeBlock
     }
@@ -101,20 +103,28 @@ open class ArticleCompletionOperation: PopularStateOperation, @unchecked Sendabl
     private let completeBlock: Closure<VoidClosure?>?
 }
 
-/// The article's `CompletionOperation` without its two `DispatchQueue.main` hops: the block
-/// runs in `main()`, and its completion sets `.finished` on whatever thread calls it. The tests
-/// use it so that each bug of the base shows on demand, in any process; the article's own call
-/// site runs against `ArticleCompletionOperation` (`Chapter4ArticleTests`).
+/// The article's `CompletionOperation` without its two `DispatchQueue.main` hops. The tests use
+/// it so that each bug of the base shows on demand, in any process, without a main queue to
+/// serve. What differs from the article is named beside each line; the rest is the article's:
+/// the initializer, the optional block and its optional completion (`completion?()`).
+// Changed: the name (`CompletionOperation` is the package's own type) and `open` (the tests
+// subclass it from another module).
 open class PopularCompletionOperation: PopularStateOperation, @unchecked Sendable {
-    // @unchecked Sendable: adds only a `let` to its superclass (which is not safe: bug 3).
-    // @Sendable: without the hops, the block and its completion cross threads.
-    private let work: @Sendable (_ complete: @escaping @Sendable () -> Void) -> Void
-
-    public init(_ work: @escaping @Sendable (_ complete: @escaping @Sendable () -> Void) -> Void) {
-        self.work = work
+    // Changed: @unchecked Sendable, which Swift 6 asks every Operation subclass to restate. Not
+    // safe: it adds only a `let`, but its superclass's state has no lock (bug 3).
+    public init(completeBlock: Closure<VoidClosure?>?) {
+        self.completeBlock = completeBlock
     }
 
     open override func main() {
-        work { self.state = .finished }  // the article's second hop, made in place
+        // Changed: no `DispatchQueue.main.async` around the block; it runs here, on the thread
+        // that called start().
+        completeBlock? { [weak self] in  // as in the article, a completion after the operation is gone does nothing
+            // Changed: no `DispatchQueue.main.async` around this either; `.finished` is set on
+            // whatever thread calls the completion.
+            self?.state = .finished
+        }
     }
+
+    private let completeBlock: Closure<VoidClosure?>?
 }

@@ -25,6 +25,11 @@ public protocol CancellableRequest: Sendable {
 
 /// A local stand-in for the web: a redirect table and a set of pages, answering after a
 /// latency, on a queue of its own. No network: the chapters and the tests use it.
+///
+/// It gives the package's operations the answers they ask for, already interpreted: a HEAD
+/// request ends at a URL, at nil for a redirect without a target, or with `notFound`; a GET
+/// returns a page or `notFound`. (`URLSession` answers those two cases with a plain response —
+/// status 301 or 404, no error — which `URLSessionWeb` turns into the same answers.)
 public struct LocalWeb: HeadRequester, PageFetcher {
     /// Short URL → where it redirects. A nil target is a redirect without a Location.
     public var redirects: [URL: URL?]
@@ -74,15 +79,36 @@ public struct LocalWeb: HeadRequester, PageFetcher {
 
     /// Follows the redirect table from `url`.
     func finalURL(of url: URL) -> Result<URL?, any Error> {
+        switch follow(url) {
+        case .page(let page): .success(page)
+        case .redirectWithoutTarget: .success(nil)
+        case .missing(let missing): .failure(Failure.notFound(missing))
+        case .tooManyRedirects: .failure(Failure.tooManyRedirects(url))
+        }
+    }
+
+    /// Where following the redirect table from a URL ends.
+    enum RedirectEnd {
+        /// A page that exists.
+        case page(URL)
+        /// A redirect without a target, at this URL.
+        case redirectWithoutTarget(URL)
+        /// A URL with neither a redirect nor a page.
+        case missing(URL)
+        case tooManyRedirects
+    }
+
+    /// Follows the redirect table from `url`, at most 10 redirects.
+    func follow(_ url: URL) -> RedirectEnd {
         var current = url
         for _ in 0..<10 {
             guard let target = redirects[current] else {
-                return pages[current] == nil ? .failure(Failure.notFound(current)) : .success(current)
+                return pages[current] == nil ? .missing(current) : .page(current)
             }
-            guard let target else { return .success(nil) }
+            guard let target else { return .redirectWithoutTarget(current) }
             current = target
         }
-        return .failure(Failure.tooManyRedirects(url))
+        return .tooManyRedirects
     }
 
     /// Starts a request that answers with `compute()` after the latency, then tells

@@ -25,17 +25,16 @@ extension SwiftGenericsPost {
     /// cancelled, and plain `cancel()` always traps, to force `finish(with:)` and
     /// `cancel(with:)`. Both typed variants simply store what they are given.
     ///
-    /// Changes from the post, each forced by Swift 6:
-    /// - `@unchecked Sendable`, required on a subclass of `Operation`. To make it true,
-    ///   `result` (which the post stores in a plain property, written from the work's thread
-    ///   and from whoever cancels) is kept under a lock, and so `Success` must be `Sendable`.
-    /// The `fatalError` messages are worded here.
+    /// Changes from the post forced by Swift 6: `@unchecked Sendable`, required on a subclass
+    /// of `Operation`. To make it true, `result` (which the post stores in a plain property,
+    /// written from the work's thread and from whoever cancels) is kept under a lock, and so
+    /// `Success` must be `Sendable`.
+    /// Not forced by Swift 6: the `fatalError` messages are worded here (the post's say the
+    /// same: use the typed variant, to ensure a result).
     open class AsyncResultOperation<Success: Sendable, Failure>: AsyncOperation, @unchecked Sendable
     where Failure: Error {
         // @unchecked Sendable: `storedResult` is a Locked; the rest is the post's thread-safe base.
         private let storedResult = Locked<Result<Success, Failure>?>(nil)
-
-        public override init() {}
 
         public private(set) var result: Result<Success, Failure>? {
             get { storedResult.withLock { $0 } }
@@ -63,14 +62,19 @@ extension SwiftGenericsPost {
     }
 
     /// The post's example: a HEAD request for a short URL; the result is the URL the response
-    /// comes from, after the redirects.
+    /// comes from, after the redirects. (With a real `URLSession`, a redirect without a target
+    /// and a missing page both come back as a response for the URL that sent them, with no
+    /// error: this returns `.success` for them, and `.missingRedirectURL` practically never.)
     ///
-    /// Changes from the post:
-    /// - The session is a parameter (`URLSessionWeb()`, the shared `URLSession`, by default, as
-    ///   in the post): the tests and chapters pass a `LocalURLSession`, with no network.
-    /// - `dataTask` is kept under a lock: `main()` writes it on the queue's thread and
-    ///   `cancel()` reads it on any thread — Swift 6's `@unchecked Sendable` promises that is
-    ///   safe.
+    /// Change from the post forced by Swift 6: `dataTask` is kept under a lock — `main()`
+    /// writes it on the queue's thread and `cancel()` reads it on any thread, and the
+    /// `@unchecked Sendable` that Swift 6 requires promises that is safe.
+    /// Not forced by Swift 6:
+    /// - No network in this package: the session is a parameter (`URLSessionWeb()`, the shared
+    ///   `URLSession`, by default, as in the post); the tests and chapters pass a
+    ///   `LocalURLSession`.
+    /// - The package's layout: `public` (the class and its members; the post's have default
+    ///   access), for the chapters and tests in other modules.
     public final class UnfurlURLOperation: AsyncResultOperation<URL, UnfurlURLOperation.Error>, @unchecked Sendable {
         // @unchecked Sendable: `dataTask` is a Locked; the rest are constants.
         public enum Error: Swift.Error {

@@ -5,7 +5,15 @@ import Foundation
 #endif
 
 /// The real web, through `URLSession`, for using the operations outside this package. No
-/// chapter and no test uses it: they run on `LocalWeb` and `LocalURLSession`, without a network.
+/// chapter and no test sends a request through it: they run on `LocalWeb` and `LocalURLSession`,
+/// without a network (`URLSessionWebTests` check how it reads `URLSession`'s answers).
+///
+/// `URLSession` follows redirects that have a `Location` and answers everything else with a
+/// plain response and no error: a 301 without a target for the URL that sent it, a 404 for a
+/// missing page (verified on Linux against a local server: URLSessionAnswersTests). So the
+/// answers are interpreted here the way `LocalWeb` gives them: a 3xx ends a HEAD request at nil
+/// (the unfurl's `missingRedirectURL`), and any status outside 2xx and 3xx is an
+/// `HTTPStatusError` — for a GET, a 3xx too.
 public struct URLSessionWeb: HeadRequester, PageFetcher, DataTaskSession {
     private let session: URLSession
 
@@ -19,11 +27,7 @@ public struct URLSessionWeb: HeadRequester, PageFetcher, DataTaskSession {
         var request = URLRequest(url: url)
         request.httpMethod = "HEAD"  // the headers are enough; URLSession follows redirects
         let task = session.dataTask(with: request) { _, response, error in
-            if let error {
-                completion(.failure(error))
-            } else {
-                completion(.success(response?.url))
-            }
+            completion(Self.headAnswer(response: response, error: error))
         }
         task.resume()
         return SessionRequest(task: task)
@@ -32,21 +36,52 @@ public struct URLSessionWeb: HeadRequester, PageFetcher, DataTaskSession {
     public func get(_ url: URL, completion: @escaping @Sendable (Result<String, any Error>) -> Void)
         -> any CancellableRequest
     {
-        let task = session.dataTask(with: url) { data, _, error in
-            if let error {
-                completion(.failure(error))
-            } else {
-                completion(.success(String(decoding: data ?? Data(), as: UTF8.self)))
-            }
+        let task = session.dataTask(with: url) { data, response, error in
+            completion(Self.getAnswer(data: data, response: response, error: error))
         }
         task.resume()
         return SessionRequest(task: task)
     }
+
+    /// What a HEAD request's outcome means: where it ended, nil for a redirect that had no
+    /// target, or a failure.
+    public static func headAnswer(response: URLResponse?, error: (any Error)?) -> Result<URL?, any Error> {
+        if let error { return .failure(error) }
+        guard let http = response as? HTTPURLResponse else { return .success(response?.url) }
+        switch http.statusCode {
+        case 200..<300: return .success(http.url)
+        case 300..<400: return .success(nil)  // URLSession followed every redirect it could
+        default: return .failure(HTTPStatusError(statusCode: http.statusCode, url: http.url))
+        }
+    }
+
+    /// What a GET request's outcome means: the page, or a failure.
+    public static func getAnswer(data: Data?, response: URLResponse?, error: (any Error)?) -> Result<String, any Error>
+    {
+        if let error { return .failure(error) }
+        if let http = response as? HTTPURLResponse, !(200..<300).contains(http.statusCode) {
+            return .failure(HTTPStatusError(statusCode: http.statusCode, url: http.url))
+        }
+        return .success(String(decoding: data ?? Data(), as: UTF8.self))
+    }
+}
+
+/// A response whose status says that the request did not get what it asked for.
+public struct HTTPStatusError: Error, Equatable, CustomStringConvertible {
+    public let statusCode: Int
+    public let url: URL?
+
+    public init(statusCode: Int, url: URL?) {
+        self.statusCode = statusCode
+        self.url = url
+    }
+
+    public var description: String { "HTTP \(statusCode) for \(url?.absoluteString ?? "no URL")" }
 }
 
 extension URLSessionWeb {
     /// A data task of the session, as the post's operations create it: suspended until
-    /// `resume()`.
+    /// `resume()`. The post's operations read its answers themselves, as the post does.
     public func dataTask(
         with request: URLRequest,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void

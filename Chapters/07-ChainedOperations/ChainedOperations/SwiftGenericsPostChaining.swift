@@ -27,11 +27,12 @@ extension SwiftGenericsPost {
     /// an upstream's failure reaches the downstream as nil, like no upstream at all; and with
     /// two providers the first one that casts wins, without a word.
     ///
-    /// Changes from the post, each forced by Swift 6: `@unchecked Sendable` (required on a
-    /// subclass of `Operation`), and to make it true, `input` is kept under a lock (`start()`
-    /// writes it on the queue's thread, anyone may read it), so `Input` must be `Sendable`;
-    /// so must `Output`, the `Success` of the result. `public` where the post has the default
-    /// access, for the tests in another module.
+    /// Changes from the post forced by Swift 6: `@unchecked Sendable` (required on a subclass
+    /// of `Operation`), and to make it true, `input` is kept under a lock (`start()` writes it
+    /// on the queue's thread, anyone may read it), so `Input` must be `Sendable`; so must
+    /// `Output`, the `Success` of the result.
+    /// Not forced by Swift 6 (the package's layout): `public` where the post has the default
+    /// access (`input`, `init`, `output`), for the chapters and tests in other modules.
     open class ChainedAsyncResultOperation<Input: Sendable, Output: Sendable, Failure>:
         AsyncResultOperation<Output, Failure>, ChainedOperationOutputProviding, @unchecked Sendable
     where Failure: Swift.Error {
@@ -68,7 +69,8 @@ extension SwiftGenericsPost {
     ///
     /// Not in the post, decided here: without an input URL it finishes at once with
     /// `.failure(.missingInputURL)` — the post's call site then prints a failure instead of
-    /// crashing or hanging.
+    /// crashing or hanging. Like the post's unfurl, its session is a parameter (no network
+    /// here), and it is `public` for the chapters and tests in other modules.
     public final class FetchTitleChainedOperation: ChainedAsyncResultOperation<
         URL, String, FetchTitleChainedOperation.Error
     >, @unchecked Sendable

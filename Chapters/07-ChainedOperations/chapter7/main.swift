@@ -15,15 +15,10 @@ let web = LocalWeb(
 let queue = OperationQueue.named("queue")  // a plain OperationQueue; its name labels the pictures
 
 heading("The post's call site: fetchTitle.addDependency(unfurl)")
-// The post's own operations (SwiftGenericsPost; their base's start() prints "Starting"), on a
-// local stand-in for URLSession. Its UnfurlURLOperation is a plain AsyncResultOperation, which
-// provides no output: fetchTitle starts without an input.
-let session = LocalURLSession(web: web)
-let postUnfurl = SwiftGenericsPost.UnfurlURLOperation(shortURL: shortURL, session: session)
-let postFetchTitle = SwiftGenericsPost.FetchTitleChainedOperation(session: session)
-postFetchTitle.addDependency(postUnfurl)
-queue.addOperations([postUnfurl, postFetchTitle], waitUntilFinished: true)
-say("Result: \(describe(postFetchTitle.result))")
+// The post's own operations, on a local stand-in for URLSession (PostCallSite.swift). Its
+// UnfurlURLOperation is a plain AsyncResultOperation, which provides no output: fetchTitle
+// starts without an input.
+runThePostsCallSite(shortURL: shortURL, session: LocalURLSession(web: web))
 
 heading("Unfurl, then fetch the title", besidePrevious: true)  // the pictures: the post's, then this
 let unfurl = UnfurlURLOperation(shortURL: shortURL, web: web).named("unfurl")

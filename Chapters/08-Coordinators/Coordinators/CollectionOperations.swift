@@ -2,6 +2,14 @@
 // a batch operation how to process a batch of items; the four protocols below combine either
 // with "collection operation", and their extensions implement `perform(onCollection:)`,
 // serially or concurrently. A conforming type writes only its per-item or per-batch work.
+//
+// Where this differs from the article's final code (PopularCoordinators): no
+// `OperationItemTypeProvider` (each protocol has its own `Item`, the article's
+// `OperationItemType`); `batchSize` belongs to `BatchOperation`, not to the two batch-collection
+// protocols; a batch size below 1 is an `InvalidBatchSize` error; completions are `@Sendable`,
+// without the article's typealiases; and the coordinators rewritten at the end are
+// `SerialItemCoordinator` and `ConcurrentItemCoordinator`, called with
+// `perform(operations:completion:)` (the article keeps the names and the call of its first ones).
 
 /// Processes one item.
 public protocol ItemOperation: Sendable {

@@ -1,12 +1,14 @@
-// The article's own example, run against the article's own coordinators (PopularCoordinators).
-// This file imports the article's module and not Foundation, so `Operation` here is the
-// article's protocol: what the article means by "only import its library". In main.swift,
-// which imports Foundation, the same name would be ambiguous.
+// The article's own example, run against the article's own coordinators (PopularCoordinators):
+// first as the article first writes them, then as its final code rewrites them on its
+// collection-item operations (FinalImprovements). This file imports the article's module and
+// not Foundation, so `Operation` here is the article's protocol: what the article means by
+// "only import its library". In main.swift, which imports Foundation, the same name would be
+// ambiguous.
 import ChapterSupport
 import PopularCoordinators
 
 /// The article's operation that does nothing: it completes at once, without an error.
-final class MyOperation: Operation {
+class MyOperation: Operation {
     func perform(completion: @escaping (Error?) -> Void) {
         completion(nil)
     }
@@ -22,6 +24,21 @@ func runTheArticlesExample() {
     }
 
     let serialCoordinator = SerialOperationCoordinator()
+    serialCoordinator.perform(operations) { errors in
+        say("All done")
+    }
+}
+
+/// The same call sites on the article's final coordinators, which keep the first ones' names
+/// (here in the namespace `FinalImprovements`, beside the first ones).
+func runTheArticlesExampleOnItsFinalCoordinators() {
+    let operations = [MyOperation(), MyOperation()]
+    let coordinator = FinalImprovements.ConcurrentOperationCoordinator()
+    coordinator.perform(operations) { errors in
+        say("All done")
+    }
+
+    let serialCoordinator = FinalImprovements.SerialOperationCoordinator()
     serialCoordinator.perform(operations) { errors in
         say("All done")
     }

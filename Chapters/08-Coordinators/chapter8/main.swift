@@ -108,6 +108,9 @@ func coordinate(on worker: DispatchQueue, _ run: (@escaping @Sendable ([any Erro
 heading("The article's example: two MyOperations, concurrently, then serially")
 runTheArticlesExample()
 
+heading("The same example on the article's final coordinators")
+runTheArticlesExampleOnItsFinalCoordinators()
+
 let worker = DispatchQueue(label: "chapter8.worker")
 let noOps = [NoOp(name: "No-op 1", worker: worker), NoOp(name: "No-op 2", worker: worker)]
 

@@ -16,6 +16,10 @@ public final class Countdown: Sendable {
         state = Locked(State(remaining: count))
     }
 
+    /// How many tasks are suspended in `untilZero()` right now (tests use it to cancel a
+    /// waiter only once it waits).
+    public var waitingTasks: Int { state.withLock { $0.waiters.count } }
+
     public func arrive() {
         let waiters = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
             state.remaining -= 1

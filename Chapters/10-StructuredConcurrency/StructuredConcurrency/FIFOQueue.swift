@@ -1,5 +1,6 @@
 /// A serial, first-in-first-out queue for async work: what an `OperationQueue` with
-/// `maxConcurrentOperationCount = 1` promises, and what creating `Task {}`s in order does not.
+/// `maxConcurrentOperationCount = 1` gives ready operations of one priority, and what creating
+/// `Task {}`s in order does not.
 ///
 /// `enqueue` is synchronous: the job is in line when it returns, in the order of the calls
 /// (an `AsyncStream`'s continuation keeps the order of its `yield`s, from any thread). One

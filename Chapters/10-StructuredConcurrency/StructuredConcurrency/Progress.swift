@@ -14,7 +14,7 @@ public struct BatchProgress: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Progress as an `AsyncThrowingStream`, the structured counterpart of an `OperationQueue`'s
-/// `progress` (and its KVO): runs `body` on every element, at most `width` at a time, and
+/// `progress` (observed with KVO on Darwin, polled on Linux): runs `body` on every element, at most `width` at a time, and
 /// yields a `BatchProgress` after each one finishes; the stream ends when all have.
 ///
 /// Each child counts and yields under one lock, so `completed` only grows. The stream buffers

@@ -72,7 +72,7 @@ nonisolated func twoTasks() async {
         say("task 1 (created first) went on only once task 2 had started")
     }
     let second = Task {
-        say("task 2 (created second) started while task 1 was running")
+        say("task 2 (created second) started before task 1 finished")
         secondStarted.arrive()
     }
     await first.value

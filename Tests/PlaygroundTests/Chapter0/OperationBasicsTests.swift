@@ -26,29 +26,41 @@ struct OperationBasicsTests {
     func widthTwo() async {
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 2
-        let gauge = WidthGauge()
-        let twoStarted = Counter(target: 2)
-        let threeStarted = Counter(target: 3)
+        #expect(await Self.operationsStartedWhileAllAreHeld(on: queue) == 2)
+    }
+
+    @Test("control: a queue of width 3 starts a third while two are held")
+    func widthThreeStartsAThird() async {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 3
+        #expect(await Self.operationsStartedWhileAllAreHeld(on: queue) == 3)
+    }
+
+    /// Adds four operations that each hold until the test lets them go, and returns how many
+    /// started while all were held. They hold without holding a thread (chapter 5's
+    /// `TaskOperation` awaits), so only the queue's width limits how many start: operations
+    /// that blocked a thread each would also be limited by how many threads Dispatch lends.
+    static func operationsStartedWhileAllAreHeld(on queue: OperationQueue) async -> Int {
+        let started = Counter(target: 2)
+        let thirdStarted = Counter(target: 3)
         let open = Flag()
         let operations = (1...4).map { _ in
-            BlockOperation {
-                gauge.measure {
-                    twoStarted.increment()
-                    threeStarted.increment()
-                    // A blocking wait in a synchronous operation, bounded: the test opens it.
-                    let deadline = Date() + 60
-                    while !open.isRaised && Date() < deadline { usleep(1_000) }
-                }
+            TaskOperation {
+                started.increment()
+                thirdStarted.increment()
+                _ = await open.wait(seconds: 60)  // bounded: the test raises the flag
             }
         }
         queue.add(operations)
-        #expect(await twoStarted.waitForTarget(seconds: 30), "two operations should run at once")
-        // Width 2 always waits out this short deadline; a wider queue starts a third at once.
-        let thirdStartedEarly = await threeStarted.waitForTarget(seconds: 0.1)
+        #expect(await started.waitForTarget(seconds: 30), "two operations should run at once")
+        // A wider queue starts a third at once; width 2 never does while the two are held, so
+        // for it this wait always runs out.
+        _ = await thirdStarted.waitForTarget(seconds: 0.25)
+        let startedTogether = started.value
         open.raise()
-        #expect(!thirdStartedEarly)
         #expect(await drained(queue))
-        #expect(gauge.most == 2)
+        #expect(started.value == 4, "every operation runs in the end")
+        return startedTogether
     }
 
     @Test("a serial queue runs one operation at a time")

@@ -82,4 +82,26 @@ struct StructuredEdgeTests {
         countdown.arrive()
         #expect(await completes(within: 10) { _ = await countdown.untilZero() })
     }
+
+    @Test("Countdown.untilZero(): a task cancelled while it waits is resumed with false")
+    func untilZeroResumesACancelledWaiter() async {
+        let countdown = Countdown(2)
+        let reachedZero = Locked<Bool?>(nil)
+        let waiting = Task {
+            let reached = await countdown.untilZero()
+            reachedZero.withLock { $0 = reached }
+        }
+        // Cancel only once the task is suspended in untilZero(): the cancellation handler, not
+        // the check at entry, must answer.
+        var registered = false
+        for _ in 0..<30_000 where !registered {  // 30 s at most, polling every millisecond
+            registered = countdown.waitingTasks > 0
+            if !registered { try? await Task.sleep(nanoseconds: 1_000_000) }
+        }
+        #expect(registered, "the task never started waiting")
+        waiting.cancel()
+        #expect(await completes(within: 10) { await waiting.value }, "a cancelled wait must end")
+        #expect(reachedZero.withLock { $0 } == false)
+        #expect(countdown.waitingTasks == 0, "the cancelled waiter is no longer counted")
+    }
 }

@@ -67,6 +67,24 @@ struct ArticleExampleTests {
         #expect(pending.isFinished && outcome(pending.result) == "failure(canceled)")
     }
 
+    @Test(
+        """
+        a redirect without a target, or a page that does not exist: URLSession answers with a \
+        response for that URL, so the post's unfurl succeeds with it, never missingRedirectURL
+        """)
+    func noTargetIsASuccess() async {
+        let broken = URL(string: "https://short.example/broken")!
+        let gone = URL(string: "https://short.example/gone")!
+        var brokenWeb = web
+        brokenWeb.redirects[broken] = .some(nil)  // a redirect without a Location
+        let session = LocalURLSession(web: brokenWeb)
+        let redirectWithoutTarget = PostUnfurl(shortURL: broken, session: session)
+        let leadsNowhere = PostUnfurl(shortURL: gone, session: session)
+        #expect(await OperationQueue().runs([redirectWithoutTarget, leadsNowhere]))
+        #expect(outcome(redirectWithoutTarget.result) == "success(\(broken))")
+        #expect(outcome(leadsNowhere.result) == "success(\(gone))")
+    }
+
     @Test("cancel() after the unfurl finished replaces its success with failure(canceled)")
     func cancelAfterFinishOverwrites() async {
         let unfurl = PostUnfurl(shortURL: shortURL, session: LocalURLSession(web: web))
@@ -76,7 +94,7 @@ struct ArticleExampleTests {
         #expect(unfurl.isFinished && outcome(unfurl.result) == "failure(canceled)")
     }
 
-    @Test("a second finish(with:) replaces the first result")
+    @Test("a subclass that calls finish(with:) twice: the second result replaces the first")
     func secondFinishOverwrites() async {
         let operation = FinishesTwice()
         #expect(await OperationQueue().runs(operation))
@@ -112,7 +130,8 @@ struct ArticleExampleTests {
     }
 #endif
 
-/// A subclass of the post's base that finishes twice, and does not override `cancel()`.
+/// A subclass of the post's base, made here, that finishes twice, and does not override
+/// `cancel()`. (The post's own `UnfurlURLOperation` calls `finish(with:)` once per answer.)
 private final class FinishesTwice: SwiftGenericsPost.AsyncResultOperation<String, UnfurlError>, @unchecked Sendable {
     // @unchecked Sendable: no state of its own.
     override func main() {

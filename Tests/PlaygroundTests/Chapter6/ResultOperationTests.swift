@@ -54,8 +54,9 @@ struct ResultOperationTests {
         queue.addOperation(unfurl)
         #expect(await requestSent.wait())
         unfurl.cancel()
-        // The request would answer in a minute: finishing now proves the cancellation ended it.
-        #expect(await queueLearnsFinished(unfurl, within: 5))
+        // The request would answer in a minute: finishing well before proves the cancellation
+        // ended it (30 s: generous under ThreadSanitizer on a loaded machine).
+        #expect(await queueLearnsFinished(unfurl, within: 30))
         #expect(unfurl.result?.failureDescription == "cancelled")
     }
 
@@ -84,22 +85,32 @@ struct ResultOperationTests {
     @Test("the result is there before anyone learns that the operation finished, on every path")
     func resultBeforeFinished() async {
         let seenByCompletionBlock = Locked<[String]>([])
-        let operations = [
-            UnfurlURLOperation(shortURL: shortURL, web: web),
-            UnfurlURLOperation(shortURL: brokenURL, web: web),
-            UnfurlURLOperation(shortURL: shortURL, web: web),
-        ]
-        operations[2].cancel()
         let completions = Counter(target: 3)
-        for operation in operations {
-            operation.completionBlock = {
-                seenByCompletionBlock.withLock { $0.append(operation.result == nil ? "nil" : "result") }
-                completions.increment()
+        let references = (0..<3).map { _ in WeakReference() }
+        do {
+            let operations = [
+                UnfurlURLOperation(shortURL: shortURL, web: web),
+                UnfurlURLOperation(shortURL: brokenURL, web: web),
+                UnfurlURLOperation(shortURL: shortURL, web: web),
+            ]
+            operations[2].cancel()
+            for (operation, reference) in zip(operations, references) {
+                // Weakly: a completion block that holds its own operation is a cycle on Linux,
+                // which never clears `completionBlock` (chapter 7's README).
+                operation.completionBlock = { [weak operation] in
+                    let result = operation?.result
+                    seenByCompletionBlock.withLock { $0.append(result == nil ? "nil" : "result") }
+                    completions.increment()
+                }
+                reference.object = operation
             }
+            OperationQueue().add(operations)
+            #expect(await completions.waitForTarget())
         }
-        OperationQueue().add(operations)
-        #expect(await completions.waitForTarget())
         #expect(seenByCompletionBlock.withLock { $0 } == ["result", "result", "result"])
+        for reference in references {
+            #expect(await reference.isFreed(), "an operation outlived the test: a cycle?")
+        }
     }
 
     @Test("a second finish(with:) is ignored and returns false; the first result stays")

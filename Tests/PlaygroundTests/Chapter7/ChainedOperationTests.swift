@@ -119,6 +119,18 @@ struct PostChainingTests {
         #expect(printed(afterFailure.result) == printed(alone.result), "nothing says an upstream failed")
     }
 
+    @Test("a cancelled upstream: the downstream gets no input, and fails exactly as with no upstream at all")
+    func cancelledUpstreamIsLost() async {
+        let cancelled = PostValue(articleURL)
+        cancelled.cancel(with: .cancelled)  // the post's typed cancel; its plain cancel() traps
+        let afterCancel = SwiftGenericsPost.FetchTitleChainedOperation(session: LocalURLSession(web: web))
+        afterCancel.addDependency(cancelled)
+        #expect(await OperationQueue().runs([cancelled, afterCancel]))
+        #expect(cancelled.isCancelled && cancelled.output == nil, "try? result?.get() turns the cancellation into nil")
+        #expect(afterCancel.input == nil)
+        #expect(printed(afterCancel.result) == "failure(missingInputURL)", "nothing says the upstream was cancelled")
+    }
+
     @Test("two dependencies provide a URL: the post's version silently takes one of them")
     func firstProviderWinsSilently() async {
         let ordering = PostValue(URL(string: "https://www.example.com/elsewhere")!)

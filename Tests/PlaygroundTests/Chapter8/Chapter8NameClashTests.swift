@@ -20,7 +20,7 @@ import Testing
                 """
                 import Foundation
                 import PopularCoordinators
-                final class MyOperation: Operation {
+                class MyOperation: Operation {
                     func perform(completion: @escaping (Error?) -> Void) { completion(nil) }
                 }
                 """)
@@ -31,7 +31,7 @@ import Testing
                 try await compiler.typecheck(
                     """
                     import PopularCoordinators
-                    final class MyOperation: Operation {
+                    class MyOperation: Operation {
                         func perform(completion: @escaping (Error?) -> Void) { completion(nil) }
                     }
                     """) == "")
@@ -40,7 +40,7 @@ import Testing
                     """
                     import Foundation
                     import PopularCoordinators
-                    final class MyOperation: PopularCoordinators.Operation {
+                    class MyOperation: PopularCoordinators.Operation {
                         func perform(completion: @escaping (Error?) -> Void) { completion(nil) }
                     }
                     """) == "")
@@ -88,7 +88,7 @@ import Testing
         static let command: (executable: URL, arguments: [String])? = {
             #if os(macOS)
                 // xcrun finds the compiler and the SDK of the selected Xcode (read, not verified:
-                // CI has no Mac).
+                // not yet run on a Mac).
                 return FileManager.default.isExecutableFile(atPath: "/usr/bin/xcrun")
                     ? (URL(fileURLWithPath: "/usr/bin/xcrun"), ["swiftc"]) : nil
             #else

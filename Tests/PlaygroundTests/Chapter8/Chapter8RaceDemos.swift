@@ -15,10 +15,22 @@ extension RaceDemos {
     /// Chapter8CoordinatorTests.concurrentCompletionsCollectSafely.
     @Test("chapter 8: the article's ConcurrentOperationCoordinator appends errors from concurrent completions")
     func chapter8ConcurrentOperationCoordinator() async {
+        await completeAllAtOnce(on: ConcurrentOperationCoordinator())
+    }
+
+    /// The article's final `ConcurrentOperationCoordinator`, rewritten on its
+    /// `ConcurrentCollectionItemOperation`, whose extension has the same shared array.
+    @Test("chapter 8: the article's final ConcurrentOperationCoordinator (ConcurrentCollectionItemOperation), the same")
+    func chapter8FinalConcurrentOperationCoordinator() async {
+        await completeAllAtOnce(on: FinalImprovements.ConcurrentOperationCoordinator())
+    }
+
+    /// Performs 1,000 failing operations with `coordinator`, and completes them from four threads at once.
+    private func completeAllAtOnce(on coordinator: some OperationCoordinator) async {
         let count = 1000
         let operations = (0..<count).map { CarriedOperation(id: $0) }
         let calls = Locked<[Int]>([])  // the number of errors of each call back
-        ConcurrentOperationCoordinator().perform(operations) { errors in
+        coordinator.perform(operations) { errors in
             calls.withLock { $0.append(errors.count) }
         }
         let threads = 4
@@ -32,7 +44,7 @@ extension RaceDemos {
         }
         _ = await threadsDone.waitForTarget()
         let made = calls.withLock { $0 }
-        print("ConcurrentOperationCoordinator called back \(made.count) times, with \(made) of \(count) errors")
+        print("\(type(of: coordinator)) called back \(made.count) times, with \(made) of \(count) errors")
     }
 }
 

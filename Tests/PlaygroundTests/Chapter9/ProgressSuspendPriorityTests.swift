@@ -28,12 +28,23 @@ struct ProgressSuspendPriorityTests {
         #expect(queue.progress.completedUnitCount == 1, "only the BlockOperation counts")
     }
 
-    @Test("the queue's progress counts nothing unless totalUnitCount was set before adding")
+    @Test("the queue's progress counts nothing unless totalUnitCount is set")
     func queueProgressNeedsTotalFirst() async {
         let queue = OperationQueue()
         #expect(await queue.runs([BlockOperation {}, BlockOperation {}]))
         #expect(queue.progress.completedUnitCount == 0)
         #expect(queue.progress.totalUnitCount == 0)
+    }
+
+    @Test("totalUnitCount set after adding, before the operations run, still counts them")
+    func queueProgressCountsWhatRunsAfterTheTotal() async {
+        let queue = OperationQueue()
+        queue.isSuspended = true  // nothing runs until the total is set
+        queue.add([BlockOperation {}, BlockOperation {}])
+        queue.progress.totalUnitCount = 2
+        queue.isSuspended = false
+        #expect(await drained(queue))
+        #expect(queue.progress.completedUnitCount == 2)
     }
 
     @Test("a parent Progress sees its children, the operations' own, advance step by step")

@@ -51,7 +51,7 @@ enum Transcript {
             // The tests are in an .xctest bundle next to the executables. `swift test` loads it
             // through swiftpm-testing-helper and Xcode through its own runner, so it need not
             // be in `Bundle.allBundles`; `Bundle(for:)` finds the bundle that holds this code.
-            // (Read from Apple's documentation; not verified here: CI has no Mac.)
+            // (Read from Apple's documentation; not verified: not yet run on a Mac.)
             let tests = Bundle(for: TestBundleMarker.self)
             if tests.bundlePath.hasSuffix(".xctest") {
                 return tests.bundleURL.deletingLastPathComponent()
