@@ -68,6 +68,7 @@ public enum TimelinePicture {
         .blocked-stripe { stroke: #afb8c1; stroke-width: 2; }
         .mark { fill: #1f2328; }
         .cancel { stroke: #cf222e; stroke-width: 2.2; stroke-linecap: round; }
+        .cancel-halo { stroke: #ffffff; stroke-width: 5; stroke-linecap: round; }
         .dot { fill: #1a7f37; }
         .on-lane { stroke: #ffffff; stroke-width: 1.5; }
         .arrow { fill: none; stroke: #8250df; stroke-width: 1.4; }
@@ -91,6 +92,7 @@ public enum TimelinePicture {
         .blocked-stripe { stroke: #484f58; }
         .mark { fill: #e6edf3; }
         .cancel { stroke: #f85149; }
+        .cancel-halo { stroke: #0d1117; }
         .dot { fill: #3fb950; }
         .on-lane { stroke: #0d1117; }
         .arrow { stroke: #ab7df8; }
@@ -432,10 +434,12 @@ private struct Panel {
                     + "width=\"7\" height=\"12\"/>\n"
             case .cancelled:
                 let r = 4.5
-                out +=
-                    "<path class=\"cancel\" d=\"M\(number(markX - r)),\(number(center - r)) "
+                let cross =
+                    "d=\"M\(number(markX - r)),\(number(center - r)) "
                     + "L\(number(markX + r)),\(number(center + r)) M\(number(markX - r)),\(number(center + r)) "
                     + "L\(number(markX + r)),\(number(center - r))\"/>\n"
+                // On a bar, red on blue is hard to see: a halo of the background colour first.
+                out += "<path class=\"cancel-halo\" " + cross + "<path class=\"cancel\" " + cross
             case .completionBlock:
                 out +=
                     "<path class=\"mark\" d=\"M\(number(markX)),\(number(center - 5)) L\(number(markX + 5)),"
