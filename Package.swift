@@ -24,16 +24,25 @@ let chapters: [Target] =
 
 let supportAndTests: [Target] =
     [
-        // Pacing and printing for the chapters' executables.
-        .target(name: "ChapterSupport", path: "Chapters/Support"),
+        // Records what a run does, for the pictures in each chapter's timelines folder (off
+        // unless a chapter runs with --timeline FOLDER). Every library reports to it.
+        .target(name: "Recording", path: "Chapters/Support/Recording"),
+        // Pacing, printing and drawing the pictures, for the chapters' executables.
+        .target(name: "ChapterSupport", dependencies: ["Recording"], path: "Chapters/Support/ChapterSupport"),
         // Scripts/benchmark runs this in release mode.
         .executableTarget(
             name: "benchmark",
             dependencies: [
                 "AsyncOperations", "ManualState", "CompletionOperations", "TaskOperations", "Coordinators",
-                "StructuredConcurrency",
+                "StructuredConcurrency", "AsyncOperationsWithoutRecording",
             ],
             path: "Scripts/Sources/Benchmark"
+        ),
+        // The benchmark's control: chapter 3's base compiled again, without the recorder (a
+        // link to Chapters/03-Cancellation/AsyncOperations, built with every report empty).
+        .target(
+            name: "AsyncOperationsWithoutRecording", path: "Scripts/Sources/AsyncOperationsWithoutRecording",
+            swiftSettings: [.define("WITHOUT_RECORDING")]
         ),
         // Scripts/measure-stall: what blocking the cooperative thread pool costs (chapter 5).
         .executableTarget(name: "cooperative-stall", path: "Scripts/Sources/CooperativeStall"),
@@ -61,8 +70,7 @@ let supportAndTests: [Target] =
             dependencies: [
                 "OperationBasics", "SyncOnly", "ManualState", "AsyncOperations", "Cancellation", "CompletionOperations",
                 "TaskOperations", "ResultOperations", "ChainedOperations", "Coordinators", "PopularCoordinators",
-                "SteppedWork",
-                "StructuredConcurrency", "TestSupport",
+                "SteppedWork", "StructuredConcurrency", "TestSupport", "ChapterSupport", "Recording",
             ]
         ),
     ]
@@ -97,5 +105,9 @@ func chapter(
 
 /// A library target in Chapters/<folder>/<name>.
 func library(_ name: String, in folder: String, uses: [String] = []) -> [Target] {
-    [.target(name: name, dependencies: uses.map { .target(name: $0) }, path: "Chapters/\(folder)/\(name)")]
+    [
+        .target(
+            name: name, dependencies: (uses + ["Recording"]).map { .target(name: $0) },
+            path: "Chapters/\(folder)/\(name)")
+    ]
 }

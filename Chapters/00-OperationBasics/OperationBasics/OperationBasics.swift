@@ -1,4 +1,5 @@
 import Foundation
+import Recording
 
 /// The one word that describes where an operation is in its life.
 ///
@@ -22,15 +23,28 @@ public final class AnnouncingOperation: Operation, @unchecked Sendable {
     public init(_ name: String, report: @escaping @Sendable (String) -> Void) {
         self.label = name
         self.report = report
+        super.init()
+        self.name = name
+        Recorder.current?.register(self)  // for the chapter's pictures, when recorded
     }
 
     public override func start() {
-        report("\(label): the queue called start()")
+        Recorder.current?.record(.start, self)
+        Recorder.inLane(of: self) { report("\(label): the queue called start()") }
         super.start()  // the base start() sets executing, calls main(), then sets finished
     }
 
     public override func main() {
-        report("\(label): start() called main(), which is \(state(of: self))")
+        Recorder.current?.record(.executing, self)
+        Recorder.inLane(of: self) { report("\(label): start() called main(), which is \(state(of: self))") }
+        // main() returns, and the base start() marks the operation finished.
+        Recorder.current?.record(.mainReturned, self)
+        Recorder.current?.record(.finished, self)
+    }
+
+    public override var completionBlock: (@Sendable () -> Void)? {
+        get { super.completionBlock }
+        set { super.completionBlock = Recorder.current?.reportingCompletion(of: self, newValue) ?? newValue }
     }
 }
 

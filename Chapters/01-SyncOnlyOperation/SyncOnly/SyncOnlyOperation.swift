@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Recording
 
 /// The operation most people write first, from the article "Asynchronous Operations with
 /// Async/Await": it says it is asynchronous and starts its asynchronous work from `main()`.
@@ -16,6 +17,8 @@ import Foundation
 ///   article's (3 s, a global queue, printing "Executing"), so that the chapter and its tests
 ///   can hold the work back.
 /// - `@unchecked Sendable`, restated: Swift 6 warns on a subclass of `Operation` without it.
+/// - The `Recorder` lines report to the chapter's pictures what happens (they do nothing
+///   unless a run is recorded).
 public class SyncOnlyOperation: Operation, @unchecked Sendable {
     // @unchecked Sendable is safe: the subclass adds only `let` properties set in init.
     private let delay: DispatchTimeInterval
@@ -39,8 +42,11 @@ public class SyncOnlyOperation: Operation, @unchecked Sendable {
     public override var isAsynchronous: Bool { return true }
 
     public override func main() {
+        Recorder.current?.record(.executing, self)
         // Schedules the work and returns at once: for the queue, the operation ends here.
-        workQueue.asyncAfter(deadline: .now() + delay, execute: work)
+        workQueue.asyncAfter(deadline: .now() + delay, execute: Recorder.reportingWork(of: self, work))
+        Recorder.current?.record(.mainReturned, self)
+        Recorder.current?.record(.finished, self)  // Operation.start() marks it finished now
     }
 }
 

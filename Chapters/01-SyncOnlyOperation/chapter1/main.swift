@@ -18,27 +18,31 @@ let operation = SyncOnlyOperation(after: Pacing.delay(0.5), on: heldWork) {
     say("Executing")
     executed.signal()
 }
-let queue = OperationQueue()
-queue.addOperations([operation], waitUntilFinished: true)
+// `.named`: Foundation's `name`, which labels the chapter's pictures; drawNote adds a step to them.
+let queue = OperationQueue.named("queue")
+queue.addOperations([operation.named("operation")], waitUntilFinished: true)
 say("Finish Execution")
 say("The queue says isFinished = \(operation.isFinished), but the work has not run yet.")
+drawNote("heldWork.resume()")
 heldWork.resume()  // only now can "Executing" be printed
 waitOrExit(executed, for: "the asynchronous work")
 
 heading("Two sync-then-async closures on a serial queue")
 heldWork.suspend()
-let serialQueue = OperationQueue()
+let serialQueue = OperationQueue.named("serial")
 serialQueue.maxConcurrentOperationCount = 1
 let asyncStepsDone = DispatchGroup()
-for name in ["First", "Second"] {
+let steps = ["First", "Second"].map { name in
     asyncStepsDone.enter()
     let step = syncThenAsyncStep(name, asyncAfter: Pacing.delay(0.5), on: heldWork) { line in
         say(line)
         if line.hasSuffix("async operation complete") { asyncStepsDone.leave() }
     }
-    serialQueue.addOperation(step)
+    return BlockOperation.named(name, step)
 }
+serialQueue.addOperations(steps, waitUntilFinished: false)  // both at once: First cannot start before Second is in
 serialQueue.waitUntilAllOperationsAreFinished()
+drawNote("heldWork.resume()")
 heldWork.resume()
 if asyncStepsDone.wait(timeout: .now() + 10) == .timedOut {
     say("Gave up waiting for the asynchronous steps.")

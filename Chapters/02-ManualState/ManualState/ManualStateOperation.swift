@@ -1,4 +1,5 @@
 import Foundation
+import Recording
 
 /// Chapter 2's asynchronous operation: it owns its lifecycle instead of letting
 /// `Operation.start()` decide when it is finished.
@@ -24,12 +25,18 @@ open class ManualStateOperation: Operation, @unchecked Sendable {
     private let lock = NSLock()
     private var state = State.ready
 
+    public override init() {
+        super.init()
+        Recorder.current?.register(self)  // the chapter's pictures, when recorded: see ChapterSupport
+    }
+
     open override var isAsynchronous: Bool { true }
     open override var isExecuting: Bool { lock.withLock { state == .executing } }
     open override var isFinished: Bool { lock.withLock { state == .finished } }
 
     open override func start() {
         // Not super.start(): that would mark the operation finished when main() returns.
+        Recorder.current?.record(.executing, self)  // the chapter's pictures; nil unless recorded
         change(to: .executing)
         main()
     }
@@ -41,6 +48,7 @@ open class ManualStateOperation: Operation, @unchecked Sendable {
 
     /// Marks the operation finished; the queue, waiters and dependents learn it now.
     public func finish() {
+        Recorder.current?.record(.finished, self)
         change(to: .finished)
     }
 
@@ -72,14 +80,19 @@ public final class DelayedPrintOperation: ManualStateOperation, @unchecked Senda
     }
 
     public override func start() {
-        report("Starting")
+        tell("Starting")
         super.start()  // ManualStateOperation.start(), not Operation.start()
     }
 
     public override func main() {
-        workQueue.asyncAfter(deadline: .now() + delay) { [report] in
-            report("Executing")
+        workQueue.asyncAfter(deadline: .now() + delay) {
+            self.tell("Executing")
             self.finish()
         }
+    }
+
+    /// Reports `line` (in this operation's lane of the chapter's pictures, when recorded).
+    private func tell(_ line: String) {
+        Recorder.inLane(of: self) { report(line) }
     }
 }

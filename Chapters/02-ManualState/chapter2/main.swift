@@ -5,7 +5,8 @@ import Foundation
 import ManualState
 
 heading("The post's AsyncOperation: a concurrent queue, barrier writes")
-let queue = OperationQueue()
+// `.named`: a plain OperationQueue with a Foundation `name`, which labels the chapter's pictures.
+let queue = OperationQueue.named("queue")
 // The post's example as its call site runs it: start() prints "Starting", main() "Executing".
 let articleOperation = ConcurrentSolutionsPost.ExampleOperation(delay: Pacing.delay(0.5))
 queue.addOperations([articleOperation], waitUntilFinished: true)  // returns only after finish()
@@ -18,8 +19,9 @@ say("Operations finished")
 
 heading("A dependency waits for finish()")
 let download = DelayedPrintOperation(after: Pacing.delay(0.5)) { say("Download: \($0)") }
+download.name = "download"
 let dependentRan = DispatchSemaphore(value: 0)
-let process = BlockOperation {
+let process = BlockOperation.named("process") {
     say("Process: starts after the download finished (isFinished = \(download.isFinished))")
     dependentRan.signal()
 }

@@ -97,7 +97,10 @@ open class AsyncOperation: Operation, @unchecked Sendable {
     private static let finishedKey = ["isFinished"]
     private static let bothKeys = ["isExecuting", "isFinished"]
 
-    public override init() {}
+    public override init() {
+        super.init()
+        reportCreated()  // to the chapters' pictures (Reporting.swift): nothing unless recorded
+    }
 
     open override var isAsynchronous: Bool { true }
     open override var isExecuting: Bool {
@@ -129,6 +132,7 @@ open class AsyncOperation: Operation, @unchecked Sendable {
     /// `isCancelled` here themselves: a `cancel()` can land between their look and this one.
     open override func start() {
         // Not super.start(): Operation.start() would mark us finished when main() returns.
+        reportStart()  // to the chapters' pictures (Reporting.swift): nothing unless recorded
         enum Next {
             case secondStart(State)
             case finishCancelled
@@ -158,7 +162,7 @@ open class AsyncOperation: Operation, @unchecked Sendable {
             if !isReady { startedBeforeDependenciesFinished() }
             announce(Self.executingKey, storing: .executing)
             // A finish() that came while "isExecuting" was announced ends it before main().
-            if lock.withLock({ state == .executing }) { main() }
+            if lock.withLock({ state == .executing }) { runMain() }
         }
     }
 
@@ -240,6 +244,7 @@ open class AsyncOperation: Operation, @unchecked Sendable {
             return cancelHandlers
         }
         guard let handlers else { return }
+        reportCancelled()
         super.cancel()  // Foundation's own flag: a pending operation becomes ready at once
         for handler in handlers { handler() }
     }
@@ -271,6 +276,9 @@ open class AsyncOperation: Operation, @unchecked Sendable {
     /// whether it comes later or at the same moment from another thread.
     private func announce(_ keys: [String], storing newState: State) {
         for key in keys { willChangeValue(forKey: key) }
+        // Before the state is stored: from then on a reader (a `waitUntilFinished()` that has
+        // not begun waiting yet) may see it and go on, and its report must come after this one.
+        reportState(executing: newState == .executing)
         let dropped: [@Sendable () -> Void] = lock.withLock {
             enter(newState)
             guard case .finished = newState else { return [] }

@@ -1,5 +1,6 @@
 import AsyncOperations
 import Dispatch
+import Recording
 
 /// Chapter 3's example: an operation that uploads a file with an upload task it keeps, so
 /// that `cancel()` can stop the upload that is actually running.
@@ -32,17 +33,21 @@ public final class UploadOperation: AsyncOperation, @unchecked Sendable {
     public var outcome: UploadOutcome? { result.withLock { $0 } }
 
     public override func main() {
+        // Recorder: the chapter's pictures (nothing unless recorded): the upload is this
+        // operation's work, and what the progress callback does is drawn in its lane.
         let upload = LocalUploadTask(
             chunkCount: chunkCount,
             pace: pace,
             onChunkSent: { [chunkCount] sent in
-                self.onProgress(Progress(sent: sent, total: chunkCount), self)
+                Recorder.inLane(of: self) { self.onProgress(Progress(sent: sent, total: chunkCount), self) }
             },
             completion: { outcome in
                 self.result.withLock { $0 = outcome }
+                Recorder.current?.record(.workEnded, self)
                 self.finish()  // the operation ends when the upload has really stopped
             }
         )
+        Recorder.current?.record(.workStarted, self)
         // Runs once, when the operation is cancelled — at once if a cancel() came before
         // the upload existed. The upload then reports .cancelled, and the operation finishes.
         onCancel { upload.cancel() }
@@ -63,14 +68,19 @@ public final class CancellableDelayedPrintOperation: AsyncOperation, @unchecked 
     }
 
     public override func start() {
-        report("Starting")
+        tell("Starting")
         super.start()  // finishes at once, without main(), if the operation is cancelled
     }
 
     public override func main() {
-        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [report] in
-            report("Executing")
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) {
+            self.tell("Executing")
             self.finish()
         }
+    }
+
+    /// Reports `line` (in this operation's lane of the chapter's pictures, when recorded).
+    private func tell(_ line: String) {
+        Recorder.inLane(of: self) { report(line) }
     }
 }

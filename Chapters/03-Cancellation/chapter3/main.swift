@@ -5,9 +5,11 @@ import ChapterSupport
 import Dispatch
 import Foundation
 
+// `.named`: a plain OperationQueue with a Foundation `name`; names label the chapter's pictures.
 heading("Cancelled before it starts")
-let queue = OperationQueue()
+let queue = OperationQueue.named("queue")
 let greeting = CancellableDelayedPrintOperation(after: Pacing.delay(0.5), report: say)
+greeting.name = "greeting"
 greeting.cancel()
 queue.addOperations([greeting], waitUntilFinished: true)
 say("Finished without executing: isFinished = \(greeting.isFinished), isExecuting = \(greeting.isExecuting)")
@@ -20,6 +22,7 @@ let upload = UploadOperation(chunkCount: 5, pace: Pacing.delay(0.3)) { progress,
         operation.cancel()
     }
 }
+upload.name = "upload"
 queue.addOperations([upload], waitUntilFinished: true)
 say("Upload \(upload.outcome.map(String.init(describing:)) ?? "never started")")
 // Not queue.operationCount here: Foundation wakes waitUntilFinished() *before* it removes the
@@ -28,7 +31,7 @@ queue.waitUntilAllOperationsAreFinished()
 say("The queue drained: isFinished = \(upload.isFinished), isCancelled = \(upload.isCancelled)")
 
 heading("cancelAllOperations() on a serial queue")
-let serialQueue = OperationQueue()
+let serialQueue = OperationQueue.named("serial")
 serialQueue.maxConcurrentOperationCount = 1
 let uploads = (1...3).map { number in
     UploadOperation(chunkCount: 3, pace: Pacing.delay(0.3)) { progress, _ in
@@ -39,6 +42,11 @@ let uploads = (1...3).map { number in
         }
     }
 }
+for (number, upload) in zip(1..., uploads) { upload.name = "upload \(number)" }
+// For the pictures: cancelAllOperations() cancels the three in an order Foundation does not
+// promise, and the serial queue then finishes uploads 2 and 3, which never started.
+drawnTogether(uploads, only: [.cancelled])
+drawnTogether(Array(uploads[1...]))
 serialQueue.addOperations(uploads, waitUntilFinished: true)
 for (number, upload) in zip(1..., uploads) {
     let outcome = upload.outcome.map(String.init(describing:)) ?? "never started"

@@ -5,7 +5,7 @@ import Dispatch
 import Foundation
 
 heading("Two CompletionOperations on a serial queue")
-let serialQueue = OperationQueue()
+let serialQueue = OperationQueue.named("serial")  // a plain OperationQueue; its name labels the pictures
 serialQueue.maxConcurrentOperationCount = 1
 let operations = ["First", "Second"].map { name in
     CompletionOperation { complete in
@@ -14,11 +14,13 @@ let operations = ["First", "Second"].map { name in
             say("\(name) async operation complete")
             complete()  // only now may the serial queue start the next operation
         }
-    }
+    }.named(name)
 }
 serialQueue.addOperations(operations, waitUntilFinished: true)
 
-heading("Main-queue work in a command-line program")
+// No picture: when the queue starts the operation, relative to the main thread's next lines, is
+// not caused (the story needs only that the work waits for the main thread).
+heading("Main-queue work in a command-line program", drawn: false)
 // The articles complete on DispatchQueue.main. Work sent there runs only while the main
 // thread serves the main queue — and here the main thread is the one waiting for it.
 let mainQueueOperation = CompletionOperation { complete in

@@ -1,5 +1,6 @@
 import AsyncOperations
 import Foundation
+import Recording
 
 // Awaiting operations from async code, without blocking a thread.
 //
@@ -29,9 +30,12 @@ extension Operation {
     /// `value(of:)`, which add the operation for the awaiting task, do cancel it.) The
     /// operation must be in a queue, or be started by someone, or this never returns.
     public func untilFinished() async {
+        // Recorder: the chapters' pictures draw the awaiting task suspended (nothing unless recorded).
+        Recorder.current?.record(.suspends, lane: "awaiting task", detail: "untilFinished()")
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             observe([self], keepingCancelledIn: nil) { continuation.resume() }
         }
+        Recorder.current?.record(.resumes, lane: "awaiting task", after: [self])
     }
 
     /// Adds `operations` to `queue` for the awaiting task, and suspends until all of them have
@@ -44,6 +48,9 @@ extension Operation {
     /// it could not cancel yet, the body cancels once it has added it. Exactly one of them does.
     static func untilFinished(_ operations: [Operation], adding queue: OperationQueue) async {
         let progress = Locked((added: false, cancelRequested: false))
+        // Recorder: the chapters' pictures draw the awaiting task suspended (nothing unless recorded).
+        Recorder.current?.record(.suspends, lane: "awaiting task", detail: "queue.run")
+        defer { Recorder.current?.record(.resumes, lane: "awaiting task", after: operations) }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 // The observers depend on the operations before the queue may run them.

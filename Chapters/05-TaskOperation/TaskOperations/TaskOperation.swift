@@ -1,5 +1,6 @@
 import AsyncOperations
 import Foundation
+import Recording
 
 /// An operation that runs an `async throws` closure in a `Task` and finishes when the task
 /// ends, keeping its outcome in `result`.
@@ -41,12 +42,14 @@ public final class TaskOperation<Success: Sendable>: AsyncOperation, ResultProdu
 
     public override func main() {
         let task = Task(priority: priority) { [work] in
+            Recorder.current?.record(.workStarted, self)  // the chapters' pictures: the task's run
             let result: Result<Success, any Error>
             do {
                 result = .success(try await work())
             } catch {
                 result = .failure(error)
             }
+            Recorder.current?.record(.workEnded, self)
             self.outcome.withLock { $0.pending = result }
             super.finish()  // the base's finish: ours traps
         }

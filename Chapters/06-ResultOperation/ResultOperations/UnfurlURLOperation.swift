@@ -1,4 +1,5 @@
 import Foundation
+import Recording
 
 /// Why unfurling a URL failed.
 public enum UnfurlError: CancellableFailure, CustomStringConvertible {
@@ -33,7 +34,11 @@ public final class UnfurlURLOperation: AsyncResultOperation<URL, UnfurlError>, @
     }
 
     public override func main() {
+        // Recorder: the chapter's pictures draw the request as this operation's work (nothing
+        // unless recorded).
+        Recorder.current?.record(.workStarted, self)
         let started = web.head(shortURL) { response in
+            Recorder.current?.record(.workEnded, self)
             switch response {
             case .success(let finalURL?): self.finish(with: .success(finalURL))
             case .success(nil): self.finish(with: .failure(.missingRedirectURL))
@@ -44,6 +49,7 @@ public final class UnfurlURLOperation: AsyncResultOperation<URL, UnfurlError>, @
         // error wins over .cancelled: the base records it.
         onCancel {
             started.cancel()  // a cancelled request never answers: finish here
+            Recorder.current?.record(.workEnded, self)
             self.finish(with: .failure(.cancelled))
         }
     }

@@ -20,41 +20,43 @@ let web = LocalWeb(
     pages: [articleURL: "<html><head><title>Asynchronous operations</title></head></html>"],
     latency: Pacing.delay(0.3)
 )
-let queue = OperationQueue()
+let queue = OperationQueue.named("queue")  // a plain OperationQueue; its name labels the pictures
 
 heading("Unfurling a short URL")
 say("Unfurling \(shortURL)")
-let unfurl = UnfurlURLOperation(shortURL: shortURL, web: web)
+let unfurl = UnfurlURLOperation(shortURL: shortURL, web: web).named("unfurl")
 queue.addOperations([unfurl], waitUntilFinished: true)
 say("Result: \(describe(unfurl.result))")
 
 heading("Every path ends with a result")
-let redirectWithoutTarget = UnfurlURLOperation(shortURL: brokenURL, web: web)
-let unknownPage = UnfurlURLOperation(shortURL: URL(string: "https://short.example/gone")!, web: web)
+let redirectWithoutTarget = UnfurlURLOperation(shortURL: brokenURL, web: web).named("no target")
+let unknownPage = UnfurlURLOperation(shortURL: URL(string: "https://short.example/gone")!, web: web).named("gone")
+drawnTogether(redirectWithoutTarget, unknownPage)  // the pictures: the queue runs both at once
 queue.addOperations([redirectWithoutTarget, unknownPage], waitUntilFinished: true)
 say("A redirect without a target: \(describe(redirectWithoutTarget.result))")
 say("A URL that leads nowhere: \(describe(unknownPage.result))")
 
-let cancelledEarly = UnfurlURLOperation(shortURL: shortURL, web: web)
+let cancelledEarly = UnfurlURLOperation(shortURL: shortURL, web: web).named("cancelled early")
 cancelledEarly.cancel()
 queue.addOperations([cancelledEarly], waitUntilFinished: true)
 say("Cancelled before it starts: \(describe(cancelledEarly.result))")
 
 // The queue cancels while the first unfurl waits for its answer (the web has just received
 // its request) and the second one still waits in the serial queue.
-let serialQueue = OperationQueue()
+let serialQueue = OperationQueue.named("serial")
 serialQueue.maxConcurrentOperationCount = 1
 var slowWeb = web
 slowWeb.latency = DispatchTimeInterval.seconds(60)  // never answers in time: only the cancellation can end it
 slowWeb.onRequest = { (_: URL) in serialQueue.cancelAllOperations() }
-let running = UnfurlURLOperation(shortURL: shortURL, web: slowWeb)
-let pending = UnfurlURLOperation(shortURL: shortURL, web: slowWeb)
+let running = UnfurlURLOperation(shortURL: shortURL, web: slowWeb).named("running")
+let pending = UnfurlURLOperation(shortURL: shortURL, web: slowWeb).named("pending")
+drawnTogether([running, pending], only: [.cancelled])  // cancelAllOperations() promises no order
 serialQueue.addOperations([running, pending], waitUntilFinished: true)
 say("cancelAllOperations(), while it waits for the answer: \(describe(running.result))")
 say("cancelAllOperations(), while it waits in the queue: \(describe(pending.result))")
 
 heading("A result is set once")
-let twice = TwiceFinishingOperation()
+let twice = TwiceFinishingOperation().named("twice")
 queue.addOperation(twice)
 waitOrExit(twice.bothCallsReturned, for: "the two finish(with:) calls")
 say("finish(with: first) returned \(twice.accepted[0]), finish(with: second) returned \(twice.accepted[1])")
@@ -67,7 +69,7 @@ heading("The post's UnfurlURLOperation, cancelled by its queue")
 // the held delegate queue makes the task report only once cancelAllOperations() has returned.
 let delegateQueue = DispatchQueue(label: "the session's delegate queue")
 delegateQueue.suspend()
-let postQueue = OperationQueue()
+let postQueue = OperationQueue.named("post's queue")
 postQueue.maxConcurrentOperationCount = 1
 var postWeb = slowWeb
 postWeb.onRequest = { (_: URL) in

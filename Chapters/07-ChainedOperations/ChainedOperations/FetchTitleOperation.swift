@@ -1,4 +1,5 @@
 import Foundation
+import Recording
 import ResultOperations
 
 /// Why fetching a page title failed.
@@ -32,7 +33,11 @@ public final class FetchTitleOperation: ChainedAsyncResultOperation<URL, String,
     }
 
     public override func main(with url: URL) {
+        // Recorder: the chapter's pictures draw the request as this operation's work (nothing
+        // unless recorded).
+        Recorder.current?.record(.workStarted, self)
         let started = web.get(url) { page in
+            Recorder.current?.record(.workEnded, self)
             switch page {
             case .success(let html): self.finish(with: Self.title(in: html).map { .success($0) } ?? .failure(.noTitle))
             case .failure(let error): self.finish(with: .failure(.underlying(error)))
@@ -42,6 +47,7 @@ public final class FetchTitleOperation: ChainedAsyncResultOperation<URL, String,
         // error wins over .cancelled: the base records it.
         onCancel {
             started.cancel()  // a cancelled request never answers: finish here
+            Recorder.current?.record(.workEnded, self)
             self.finish(with: .failure(.cancelled))
         }
     }

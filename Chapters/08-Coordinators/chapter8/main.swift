@@ -11,10 +11,12 @@ struct NoOp: CoordinatedOperation {
     let worker: DispatchQueue
 
     func perform(completion: @escaping @Sendable ((any Error)?) -> Void) {
+        workBegins(name)  // the chapter's pictures: this lane's bar begins (when recorded)
         say("\(name) started")
         worker.async {
             pause(0.2)
             say("\(name) finished")
+            workEnds(name)
             completion(nil)
         }
     }
@@ -115,7 +117,7 @@ let noOps = [NoOp(name: "No-op 1", worker: worker), NoOp(name: "No-op 2", worker
 heading("Two no-op operations, serially")
 coordinate(on: worker) { SerialCoordinator().perform(operations: noOps, completion: $0) }
 
-heading("The same two, concurrently")
+heading("The same two, concurrently", besidePrevious: true)
 coordinate(on: worker) { ConcurrentCoordinator().perform(operations: noOps, completion: $0) }
 
 // Paced, step 4 finishes first and step 1 last; the errors still come in step order.

@@ -24,7 +24,10 @@ func advance(_ turnstile: Turnstile, _ what: String) {
 }
 
 // 1. The queue's own progress counts operations that run the base start() only.
-heading("OperationQueue.progress")
+// Only sections 4 and 6 have pictures (the names label them). In 1 and 7 two operations run at
+// once; in 2, 3 and 5 an operation finishes its last step while the main thread prints: in
+// each, the order between some events is not caused, so no picture could be the same each run.
+heading("OperationQueue.progress", drawn: false)
 let counted = OperationQueue()
 counted.progress.totalUnitCount = 2  // set before they run: the queue counts only what runs after
 let block = BlockOperation {}
@@ -34,14 +37,14 @@ say("a BlockOperation and an AsyncOperation finished: both \(block.isFinished &&
 say("the queue's progress: \(describe(counted.progress))")
 
 // 2. Real progress: each operation reports its own; a parent adds them up.
-heading("ProgressReporting: a parent sees its children advance")
+heading("ProgressReporting: a parent sees its children advance", drawn: false)
 let turnstile = Turnstile()
-let photos = SteppedOperation("photos", steps: 2, turnstile: turnstile, report: say)
-let videos = SteppedOperation("videos", steps: 2, turnstile: turnstile, report: say)
+let photos = SteppedOperation("photos", steps: 2, turnstile: turnstile, report: say).named("photos")
+let videos = SteppedOperation("videos", steps: 2, turnstile: turnstile, report: say).named("videos")
 let overall = Progress(totalUnitCount: 2)
 overall.addChild(photos.progress, withPendingUnitCount: 1)
 overall.addChild(videos.progress, withPendingUnitCount: 1)
-let serial = OperationQueue()
+let serial = OperationQueue.named("serial")
 serial.maxConcurrentOperationCount = 1  // one at a time: each step below is one of them
 serial.addOperations([photos, videos], waitUntilFinished: false)
 for step in 1...4 {
@@ -54,12 +57,12 @@ for step in 1...4 {
 serial.waitUntilAllOperationsAreFinished()
 
 // 3. Cancelling the parent progress cancels the operations.
-heading("Progress.cancel() cancels the work")
+heading("Progress.cancel() cancels the work", drawn: false)
 let cancelTurnstile = Turnstile()
-let upload = SteppedOperation("upload", steps: 3, turnstile: cancelTurnstile, report: say)
+let upload = SteppedOperation("upload", steps: 3, turnstile: cancelTurnstile, report: say).named("upload")
 let uploads = Progress(totalUnitCount: 1)
 uploads.addChild(upload.progress, withPendingUnitCount: 1)
-let uploadQueue = OperationQueue()
+let uploadQueue = OperationQueue.named("uploads")
 uploadQueue.addOperation(upload)
 advance(cancelTurnstile, "the first upload step")
 say("upload at \(describe(upload.progress))")
@@ -74,13 +77,13 @@ say("finished: \(upload.isFinished), still at \(describe(upload.progress))")
 // 4. Suspending a queue stops new starts; it does not pause what runs.
 heading("isSuspended: no new starts; a running operation goes on")
 let suspendTurnstile = Turnstile()
-let running = SteppedOperation("running", steps: 2, turnstile: suspendTurnstile, report: say)
+let running = SteppedOperation("running", steps: 2, turnstile: suspendTurnstile, report: say).named("running")
 let nextStarted = DispatchSemaphore(value: 0)
-let next = BlockOperation {
+let next = BlockOperation.named("next") {
     nextStarted.signal()
     say("next: started")
 }
-let suspendable = OperationQueue()
+let suspendable = OperationQueue.named("suspendable")
 suspendable.maxConcurrentOperationCount = 1
 suspendable.addOperations([running, next], waitUntilFinished: false)
 advance(suspendTurnstile, "running's first step")
@@ -98,10 +101,10 @@ suspendable.isSuspended = false
 suspendable.waitUntilAllOperationsAreFinished()
 
 // 5. Pausing at a safe point: the operation's own doing, through its progress.
-heading("Progress.pause(): the operation stops at its next safe point")
+heading("Progress.pause(): the operation stops at its next safe point", drawn: false)
 let pauseTurnstile = Turnstile()
-let export = SteppedOperation("export", steps: 2, turnstile: pauseTurnstile, report: say)
-let exportQueue = OperationQueue()
+let export = SteppedOperation("export", steps: 2, turnstile: pauseTurnstile, report: say).named("export")
+let exportQueue = OperationQueue.named("exports")
 exportQueue.addOperation(export)
 advance(pauseTurnstile, "the first export step")
 export.progress.pause()
@@ -115,26 +118,26 @@ exportQueue.waitUntilAllOperationsAreFinished()
 
 // 6. queuePriority orders only the operations ready at the same time.
 heading("queuePriority: among operations ready together")
-let byPriority = OperationQueue()
+let byPriority = OperationQueue.named("by priority")
 byPriority.maxConcurrentOperationCount = 1
 byPriority.isSuspended = true  // all three are added, and ready, before any can start
 for (name, priority) in [("low", Operation.QueuePriority.low), ("normal", .normal), ("high", .high)] {
-    let operation = BlockOperation { say("\(name) priority ran") }
+    let operation = BlockOperation.named(name) { say("\(name) priority ran") }
     operation.queuePriority = priority
     byPriority.addOperation(operation)
 }
 byPriority.isSuspended = false
 byPriority.waitUntilAllOperationsAreFinished()
 
-let first = BlockOperation { say("low priority, but its dependent waits for it: first") }
+let first = BlockOperation.named("first") { say("low priority, but its dependent waits for it: first") }
 first.queuePriority = .veryLow
-let second = BlockOperation { say("very high priority, dependent: second") }
+let second = BlockOperation.named("second") { say("very high priority, dependent: second") }
 second.queuePriority = .veryHigh
 second.addDependency(first)
 byPriority.addOperations([second, first], waitUntilFinished: true)
 
 // 7. What reaches the work: a TaskOperation's task priority does.
-heading("Priorities that reach the work")
+heading("Priorities that reach the work", drawn: false)
 let prioritized = TaskOperation(priority: .high) { Task.currentPriority }
 let plain = TaskOperation { Task.currentPriority }
 OperationQueue().addOperations([prioritized, plain], waitUntilFinished: true)

@@ -18,15 +18,18 @@ func workUntilCancelled(_ started: Countdown) async throws {
 }
 
 // 1. Dependencies: download, then resize, then upload.
+// Pictures only of the sections whose order is caused throughout: `.named` gives a plain
+// BlockOperation or OperationQueue a Foundation name, which labels them; workBegins/workEnds
+// draw work that is not an Operation. The other sections are recorded but not drawn.
 heading("Dependencies: addDependency")
-let download = BlockOperation { say("download") }
-let resize = BlockOperation { say("resize") }
-let upload = BlockOperation { say("upload") }
+let download = BlockOperation.named("download") { say("download") }
+let resize = BlockOperation.named("resize") { say("resize") }
+let upload = BlockOperation.named("upload") { say("upload") }
 resize.addDependency(download)
 upload.addDependency(resize)
-await OperationQueue().run([upload, resize, download])  // added in any order: the graph decides
+await OperationQueue.named("queue").run([upload, resize, download])  // added in any order: the graph decides
 
-heading("Dependencies: await")
+heading("Dependencies: await", drawn: false)
 func downloaded() async -> String { "photo" }
 func resized(_ image: String) async -> String { "small \(image)" }
 say("upload \(await resized(await downloaded()))")
@@ -37,7 +40,7 @@ say("upload \(await small) with \(await caption)")
 
 // 2. A width limit: at most 2 of 6 jobs at once. (How many did overlap depends on timing;
 // that no more than 2 did is what the limit promises.)
-heading("Width: maxConcurrentOperationCount = 2")
+heading("Width: maxConcurrentOperationCount = 2", drawn: false)
 let queueGauge = ConcurrencyGauge()
 let narrowQueue = OperationQueue()
 narrowQueue.maxConcurrentOperationCount = 2
@@ -47,7 +50,7 @@ let narrowJobs = (1...6).map { _ in
 await narrowQueue.run(narrowJobs)
 say("6 jobs, never more than 2 at once: \(queueGauge.most <= 2), \(queueGauge.finished) finished")
 
-heading("Width: a task group that keeps at most 2 children running")
+heading("Width: a task group that keeps at most 2 children running", drawn: false)
 let groupGauge = ConcurrencyGauge()
 let squares = try await withWidthLimit(2, over: Array(1...6)) { number in
     await groupGauge.measure {
@@ -59,7 +62,7 @@ say("6 jobs, never more than 2 at once: \(groupGauge.most <= 2), \(groupGauge.fi
 say("results in the order of the input: \(squares)")
 
 // 3. FIFO order.
-heading("Order: Task {} twice")
+heading("Order: Task {} twice", drawn: false)
 /// Task 1 is created first and waits until task 2 has started. Not on the main actor: these
 /// tasks run on the global executor, in parallel, and nothing promises which starts first.
 nonisolated func twoTasks() async {
@@ -81,16 +84,18 @@ heading("Order: a FIFO queue")
 let fifo = FIFOQueue()
 for job in 1...3 {
     fifo.enqueue {
+        workBegins("job \(job)")
         say("job \(job) started")
         await pause(0.2)  // suspends: the next job still waits
         say("job \(job) finished")
+        workEnds("job \(job)")
     }
 }
 fifo.close()
 await fifo.untilClosedAndEmpty()
 
 // 4. Cancelling everything.
-heading("Cancel: cancelAllOperations()")
+heading("Cancel: cancelAllOperations()", drawn: false)
 let started = Countdown(3)
 let operations = (1...3).map { _ in TaskOperation { try await workUntilCancelled(started) } }
 let queue = OperationQueue()
@@ -101,7 +106,7 @@ for operation in operations { await operation.untilFinished() }
 let cancelled = operations.filter { if case .failure(is CancellationError)? = $0.result { true } else { false } }
 say("\(cancelled.count) of 3 running operations ended with CancellationError")
 
-heading("Cancel: group.cancelAll()")
+heading("Cancel: group.cancelAll()", drawn: false)
 let childrenStarted = Countdown(3)
 let childErrors = await withTaskGroup(of: (any Error)?.self) { group in
     for _ in 1...3 {
@@ -121,7 +126,7 @@ let childErrors = await withTaskGroup(of: (any Error)?.self) { group in
 say("\(childErrors.filter { $0 is CancellationError }.count) of 3 running children ended with CancellationError")
 
 // 5. Barriers: a step that waits for everything before it.
-heading("Barrier: addBarrierBlock")
+heading("Barrier: addBarrierBlock", drawn: false)
 let total = Locked(0)
 let barrierQueue = OperationQueue()
 barrierQueue.isSuspended = true  // all of it is pending together when the queue resumes
@@ -149,7 +154,7 @@ await beforeStarted.untilZero()
 letThemAdd.arrive()
 await sumSeen.untilZero()
 
-heading("Barrier: await the group, then the next step")
+heading("Barrier: await the group, then the next step", drawn: false)
 let groupTotal = await withTaskGroup(of: Int.self) { group in
     for value in [1, 2, 3] { group.addTask { value } }
     var total = 0
@@ -159,7 +164,7 @@ let groupTotal = await withTaskGroup(of: Int.self) { group in
 say("the next step sees a total of \(groupTotal)")
 
 // 6. Progress.
-heading("Progress: an AsyncStream")
+heading("Progress: an AsyncStream", drawn: false)
 for try await progress in progressOfRunning(Array(1...4), width: 2, { _ in await pause(0.2) }) {
     say("completed \(progress)")
 }
@@ -168,13 +173,13 @@ for try await progress in progressOfRunning(Array(1...4), width: 2, { _ in await
 heading("Mixing: an async function awaits an operation")
 /// An existing Operation-based API, kept as it is.
 func makeExportOperation(_ name: String) -> BlockOperation {
-    BlockOperation { say("exported \(name)") }
+    BlockOperation.named("export \(name)") { say("exported \(name)") }
 }
-let exporter = OperationQueue()
+let exporter = OperationQueue.named("exporter")
 await exporter.run(makeExportOperation("album"))
 say("the async caller goes on after the export")
 
-heading("Mixing: an operation runs a task group")
+heading("Mixing: an operation runs a task group", drawn: false)
 let sum = try await exporter.value(
     of: TaskOperation { try await withWidthLimit(2, over: [1, 2, 3]) { $0 * 10 }.reduce(0, +) })
 say("the queue's TaskOperation returned \(sum)")

@@ -27,10 +27,10 @@ enum Transcript {
         return Array(lines[(markerIndex + 2)..<end])
     }
 
-    /// Runs the chapter's executable, unpaced, and returns the lines it printed.
-    static func run(_ chapter: String, within seconds: Double = 30) async throws -> [String] {
+    /// Runs the chapter's executable, unpaced, with `arguments`, and returns the lines it printed.
+    static func run(_ chapter: String, arguments: [String] = [], within seconds: Double = 30) async throws -> [String] {
         #if os(macOS) || os(Linux)
-            let child = try ChildProcess(chapter, environment: ["CHAPTER_PACING": "0"])
+            let child = try ChildProcess(chapter, arguments: arguments, environment: ["CHAPTER_PACING": "0"])
             guard await child.exits(within: seconds) else {
                 child.terminate()
                 throw TranscriptError("\(chapter) did not exit within \(seconds) s")

@@ -1,12 +1,22 @@
 import Dispatch
 import Foundation
+import Recording
 
 /// Prints one line of a chapter's story at once, whichever thread it comes from.
 ///
 /// Lines go through `print` so that they interleave correctly with what Foundation itself
 /// prints to standard output; the flush makes them appear immediately even when the output
-/// is a pipe (the transcript tests read it through one).
+/// is a pipe (the transcript tests read it through one). When the run is recorded
+/// (`--timeline`), the recorder notes the line too.
 @Sendable public func say(_ line: String) {
+    if let recorder = Recorder.current {
+        recorder.printed(line, by: printLine)
+    } else {
+        printLine(line)
+    }
+}
+
+@Sendable private func printLine(_ line: String) {
     print(line)
     fflush(nil)  // nil: all output streams; `stdout` itself is a global var Swift 6 rejects
 }
@@ -24,12 +34,18 @@ public func flushOutputPeriodically(every seconds: Double = 0.05) {
     }
 }
 
-/// Prints a chapter section's heading, after a blank line unless it is the first one.
+/// Prints a chapter section's heading, after a blank line unless it is the first one. When the
+/// run is recorded (`--timeline`), what follows is the section's picture; with `besidePrevious`,
+/// it is drawn beside the previous section's (a popular version, then its fix); with
+/// `drawn: false`, it has none (its order depends on timing somewhere, so no picture could be
+/// the same on every run).
 /// (Main-actor isolated like the top-level code that calls it, which makes the flag safe.)
-@MainActor public func heading(_ title: String) {
-    if hasPrintedHeading { say("") }
+@MainActor public func heading(_ title: String, besidePrevious: Bool = false, drawn: Bool = true) {
+    if hasPrintedHeading { printLine("") }
+    if !hasPrintedHeading { TimelineFiles.writeAtExit() }
     hasPrintedHeading = true
-    say("== \(title)")
+    printLine("== \(title)")  // not a printed line of the section: its title
+    Recorder.current?.beginSection(title, besidePrevious: besidePrevious, drawn: drawn)
 }
 
 @MainActor private var hasPrintedHeading = false
@@ -41,6 +57,8 @@ public func waitOrExit(_ semaphore: DispatchSemaphore, seconds: Double = 10, for
         say("Gave up after \(seconds) s waiting for \(what).")
         exit(1)
     }
+    // Not recorded: the code that signals may go on doing things (an operation finishing) in
+    // any order with what this thread does next, so the return has no caused place in a picture.
 }
 
 /// A result as the chapters print it: "success(…)" or "failure(…)", without the module
