@@ -132,15 +132,30 @@ public final class RecursiveLockOperation: Operation, @unchecked Sendable {
     private var executing = false
     private var finished = false
     private let announcesUnderLock: Bool
+    private let whileHoldingTheLock: @Sendable () -> Void
+    private let beforeReadingFinished: @Sendable () -> Void
 
-    /// - Parameter announcesUnderLock: true for the mistake; false announces after unlocking.
-    public init(announcesUnderLock: Bool) {
+    /// - Parameters:
+    ///   - announcesUnderLock: true for the mistake; false announces after unlocking.
+    ///   - whileHoldingTheLock: called by `finish()` with the lock held, before it announces
+    ///     (a test holds the finishing thread there to make the deadlock certain).
+    ///   - beforeReadingFinished: called by the `isFinished` getter before it takes the lock.
+    public init(
+        announcesUnderLock: Bool,
+        whileHoldingTheLock: @escaping @Sendable () -> Void = {},
+        beforeReadingFinished: @escaping @Sendable () -> Void = {}
+    ) {
         self.announcesUnderLock = announcesUnderLock
+        self.whileHoldingTheLock = whileHoldingTheLock
+        self.beforeReadingFinished = beforeReadingFinished
     }
 
     public override var isAsynchronous: Bool { true }
     public override var isExecuting: Bool { lock.withLock { executing } }
-    public override var isFinished: Bool { lock.withLock { finished } }
+    public override var isFinished: Bool {
+        beforeReadingFinished()
+        return lock.withLock { finished }
+    }
 
     public override func start() {
         willChangeValue(forKey: "isExecuting")
@@ -152,6 +167,7 @@ public final class RecursiveLockOperation: Operation, @unchecked Sendable {
     private func finish() {
         if announcesUnderLock {
             lock.withLock {
+                whileHoldingTheLock()
                 willChangeValue(forKey: "isExecuting")
                 willChangeValue(forKey: "isFinished")
                 executing = false
@@ -163,6 +179,7 @@ public final class RecursiveLockOperation: Operation, @unchecked Sendable {
             willChangeValue(forKey: "isExecuting")
             willChangeValue(forKey: "isFinished")
             lock.withLock {
+                whileHoldingTheLock()
                 executing = false
                 finished = true
             }

@@ -194,49 +194,58 @@ private struct SilentFinishScene {
     @Suite("Chapter 2 — a recursive lock does not prevent the deadlock with a waiting thread")
     struct RecursiveLockDeadlockTests {
         @Test(
-            "announcing under a recursive lock deadlocks against waitUntilFinished() on other threads (bounded, in a child)"
+            "announcing under a recursive lock deadlocks against waitUntilFinished() on another thread (bounded, in a child)"
         )
         func inversionDeadlocks() async {
             let result = await #expect(processExitsWith: .failure, observing: [\.standardOutputContent]) {
-                // Up to 20 rounds of 2,000 operations; a round that does not end within 1 s is
-                // the deadlock. Each round hit it in about half of the runs measured here.
-                for round in 1...20 where !Self.allWaitsReturn(announcingUnderLock: true, within: 1) {
-                    print("deadlocked in round \(round)")
+                if !Self.waitReturns(announcingUnderLock: true, within: 5) {
+                    print("deadlocked: the wait never returned")
                     exit(3)
                 }
                 exit(0)
             }
             // Under ThreadSanitizer the child reports the inversion and exits with its own status.
             let printed = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
-            #expect(printed.contains("deadlocked in round"))
+            #expect(printed.contains("deadlocked"))
         }
 
-        @Test("the same operations announcing after unlocking: every wait returns")
+        @Test("the same operation announcing after unlocking: the wait returns")
         func outsideTheLockIsFine() async {
             await #expect(processExitsWith: .success) {
-                for _ in 1...2 where !Self.allWaitsReturn(announcingUnderLock: false, within: 5) { exit(3) }
-                exit(0)
+                exit(Self.waitReturns(announcingUnderLock: false, within: 30) ? 0 : 3)
             }
         }
 
-        /// Runs 2,000 operations on a queue while four threads wait for them with
-        /// `waitUntilFinished()`; true if every wait returned within `seconds`. Synchronous: it
-        /// blocks, which only a child process's own threads may.
-        static func allWaitsReturn(announcingUnderLock: Bool, within seconds: Double) -> Bool {
-            let operations = (0..<2000).map { _ in RecursiveLockOperation(announcesUnderLock: announcingUnderLock) }
-            OperationQueue().addOperations(operations, waitUntilFinished: false)
-            let waitersDone = DispatchSemaphore(value: 0)
-            let waiterCount = 4
-            for waiter in 0..<waiterCount {
-                Thread {
-                    for (index, operation) in operations.enumerated() where index % waiterCount == waiter {
-                        operation.waitUntilFinished()
-                    }
-                    waitersDone.signal()
-                }.start()
+        /// Makes the two locks' opposite orders meet, every time: the finishing thread takes the
+        /// operation's lock and holds it; only then does a thread call `waitUntilFinished()`,
+        /// which takes Foundation's wait condition and reads `isFinished`; once that read has
+        /// begun, the finishing thread goes on to announce. Under the lock, the announcement
+        /// needs the wait condition the waiter holds, and the waiter needs the lock: true only if
+        /// the wait returned within `seconds`. Synchronous: it blocks, which only a child
+        /// process's own threads may.
+        static func waitReturns(announcingUnderLock: Bool, within seconds: Double) -> Bool {
+            let finisherHoldsTheLock = DispatchSemaphore(value: 0)
+            let waiterIsReading = DispatchSemaphore(value: 0)
+            let operation = RecursiveLockOperation(
+                announcesUnderLock: announcingUnderLock,
+                whileHoldingTheLock: {
+                    finisherHoldsTheLock.signal()
+                    _ = waiterIsReading.wait(timeout: .now() + 30)
+                },
+                beforeReadingFinished: {
+                    if Thread.current.threadDictionary["role"] as? String == "waiter" { waiterIsReading.signal() }
+                }
+            )
+            OperationQueue().addOperation(operation)
+            guard finisherHoldsTheLock.wait(timeout: .now() + 30) == .success else { return false }
+            let waitReturned = DispatchSemaphore(value: 0)
+            let waiter = Thread {
+                Thread.current.threadDictionary["role"] = "waiter"
+                operation.waitUntilFinished()
+                waitReturned.signal()
             }
-            let deadline = DispatchTime.now() + seconds
-            return (0..<waiterCount).allSatisfy { _ in waitersDone.wait(timeout: deadline) == .success }
+            waiter.start()
+            return waitReturned.wait(timeout: .now() + seconds) == .success
         }
     }
 #endif
