@@ -13,8 +13,9 @@ import TestSupport
         private let errorFile: URL
         private let exited = Flag()
 
-        /// Starts the executable `name` from the products folder, with `environment` added.
-        init(_ name: String, environment: [String: String] = [:]) throws {
+        /// Starts the executable `name` from the products folder, with `arguments` and
+        /// `environment` added.
+        init(_ name: String, arguments: [String] = [], environment: [String: String] = [:]) throws {
             let executable = Transcript.productsDirectory.appendingPathComponent(name)
             guard FileManager.default.isExecutableFile(atPath: executable.path) else {
                 throw TranscriptError(
@@ -41,6 +42,7 @@ import TestSupport
             }
             process = Process()
             process.executableURL = executable
+            process.arguments = arguments
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
             process.standardOutput = output
             process.standardError = errors
