@@ -27,10 +27,13 @@ import Foundation
 ///   hold it until the queue's pending barrier blocks have run (`keepAlive(until:orTheBarriersOf:)`).
 ///   That keeper counts in the queue's `operationCount` until it runs, waits while the queue
 ///   is suspended, and is not made on Linux where its queue cannot be known: a queue whose
-///   operations run on the main thread, its run loop serving it. There, and on a queue whose
-///   `underlyingQueue` is a global Dispatch queue (Dispatch ignores barrier flags there), an
-///   operation cancelled with a running dependency behind a pending barrier block can still
-///   be freed too soon.
+///   operations run on the main thread, its run loop serving it: there, an operation
+///   cancelled with a running dependency behind a pending barrier block is freed too soon
+///   (`MainThreadTests`). On a queue whose `underlyingQueue` is a global Dispatch queue, the
+///   keeper waits only for barrier blocks not yet handed to Dispatch (which ignores the
+///   barrier flag there): cancelled while such a barrier block runs, with a running
+///   dependency, the operation can be freed too soon (read in swift-corelibs-foundation's
+///   `Operation.swift`, not run).
 /// - **Starts once.** A second `start()` does nothing, whatever happened in between.
 ///   Started by hand before its dependencies have finished, it traps, as Foundation's own
 ///   `start()` does. Started by its queue after a dependency was added too late to hold it

@@ -52,8 +52,10 @@ import Testing
                             return error is CancellationError
                         }
                     }
-                    // The cancelled TaskOperation waits for the barrier, as every operation added
-                    // after one does; the BlockOperation finished at once.
+                    // The cancelled TaskOperation waits in the queue for the barrier (Apple,
+                    // addBarrierBlock(_:): later operations "don't start until the block has
+                    // completed"); run(BlockOperation) has returned by then, or the task would
+                    // not have gone on to add it.
                     let added = await completes(within: 30) {
                         while !queue.operations.contains(where: { $0 is TaskOperation<Int> }) {
                             try? await Task.sleep(nanoseconds: 1_000_000)
