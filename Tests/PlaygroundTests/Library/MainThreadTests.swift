@@ -15,7 +15,10 @@ import Testing
         private func run(_ scene: String, within seconds: Double = 90) async throws -> (
             status: Int32?, printed: String, errors: String
         ) {
-            let child = try ChildProcess("library-scenes", arguments: [scene])
+            // No backtrace on a trap: symbolizing a sanitized program takes the child many
+            // seconds of processor time, which the rest of the suite then misses.
+            let child = try ChildProcess(
+                "library-scenes", arguments: [scene], environment: ["SWIFT_BACKTRACE": "enable=no"])
             let exited = await child.exits(within: seconds)
             if !exited { child.terminate() }
             return (child.status, child.printedLines.joined(separator: "\n"), child.errorOutput)
