@@ -53,7 +53,7 @@ let supportAndTests: [Target] =
         // Scenes that need the main thread, which an exit test's body does not run on
         // (MainThreadTests runs them).
         .executableTarget(
-            name: "library-scenes", dependencies: ["AsyncOperations", "CompletionOperations"],
+            name: "library-scenes", dependencies: ["AsyncOperations", "CompletionOperations", "TestSupport"],
             path: "Tests/LibraryScenes"),
         // Bounded, non-blocking waits shared by the tests and the workshop's (Chapters/Workshop).
         .target(name: "TestSupport", dependencies: ["AsyncOperations", "TaskOperations"], path: "Tests/TestSupport"),

@@ -2,6 +2,7 @@ import AsyncOperations
 import CompletionOperations
 import Dispatch
 import Foundation
+import TestSupport
 
 // Scenes that need the main thread, for `MainThreadTests`. Swift Testing runs an exit test's
 // body off the main thread (the child's main thread has handed itself to Dispatch), so these
@@ -34,29 +35,6 @@ func eventually(within seconds: Double, _ condition: () -> Bool) -> Bool {
 func whileTheMainThreadServesItsRunLoop(_ scene: @escaping @Sendable () -> Never) -> Never {
     Thread { scene() }.start()
     while true { _ = RunLoop.main.run(mode: .default, before: .distantFuture) }
-}
-
-/// Runs until `release()`: its work waits on a global queue, so it holds no thread of its queue.
-final class HeldOperation: AsyncOperation, @unchecked Sendable {
-    // @unchecked Sendable: adds only semaphores, which are thread-safe, to a thread-safe base.
-    let running = DispatchSemaphore(value: 0)
-    private let mayFinish = DispatchSemaphore(value: 0)
-
-    override func main() {
-        running.signal()
-        DispatchQueue.global().async {
-            _ = self.mayFinish.wait(timeout: .now() + 30)
-            self.finish()
-        }
-    }
-
-    func release() { mayFinish.signal() }
-}
-
-/// Finishes as soon as it runs.
-final class QuickOperation: AsyncOperation, @unchecked Sendable {
-    // @unchecked Sendable: no state of its own.
-    override func main() { finish() }
 }
 
 func fail(_ why: String) -> Never {

@@ -10,29 +10,6 @@ import Testing
 // started by hand from another queue's block, given a dependency that never runs. Scenes that
 // could crash or hang run in a child process with a watchdog.
 
-/// Finishes as soon as it runs.
-private final class QuickOperation: AsyncOperation, @unchecked Sendable {
-    // @unchecked Sendable: no state of its own.
-    override func main() { finish() }
-}
-
-/// Runs until `release()`; its work waits on a global queue, so it holds no thread of its queue.
-private final class HeldOperation: AsyncOperation, @unchecked Sendable {
-    // @unchecked Sendable: adds only semaphores, which are thread-safe, to a thread-safe base.
-    let running = DispatchSemaphore(value: 0)
-    private let mayFinish = DispatchSemaphore(value: 0)
-
-    override func main() {
-        running.signal()
-        DispatchQueue.global().async {
-            _ = self.mayFinish.wait(timeout: .now() + 30)
-            self.finish()
-        }
-    }
-
-    func release() { mayFinish.signal() }
-}
-
 /// Serialized: its child processes, one at a time, leave the rest of the suite the processors.
 @Suite(
     "The library on a queue's edges: suspended, serial, global, dependencies that never run", .serialized,
