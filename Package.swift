@@ -63,6 +63,11 @@ let supportAndTests: [Target] =
         .executableTarget(
             name: "workshop-runner", dependencies: ["WorkshopKit"], path: "Scripts/Sources/WorkshopRunner"),
         .testTarget(name: "WorkshopKitTests", dependencies: ["WorkshopKit"], exclude: ["Fixtures"]),
+        // Scenes that need the main thread, which an exit test's body does not run on
+        // (MainThreadTests runs them).
+        .executableTarget(
+            name: "library-scenes", dependencies: ["AsyncOperations", "CompletionOperations", "TestSupport"],
+            path: "Tests/LibraryScenes"),
         // Bounded, non-blocking waits shared by the tests and the workshop's (Chapters/Workshop).
         .target(name: "TestSupport", dependencies: ["AsyncOperations", "TaskOperations"], path: "Tests/TestSupport"),
         .testTarget(

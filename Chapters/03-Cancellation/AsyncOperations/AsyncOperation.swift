@@ -9,52 +9,79 @@ import Foundation
 /// `finish()` as usual.
 ///
 /// What it guarantees:
-/// - **Cancelled before it starts:** `start()` moves it straight to finished without
-///   calling `main()` (Foundation requires finished = true, executing = false even then).
-///   It then stays alive until its dependencies have finished — the barrier blocks of its
-///   queue included: Foundation keeps the operations that depend on an operation as
-///   *unretained* pointers, and one freed while its dependency still runs makes that
-///   dependency crash when it finishes (`keepAliveUntilDependenciesFinish(in:)`).
+/// - **Cancelled before it starts:** `start()` moves it straight to finished without calling
+///   `main()` (Foundation requires finished = true, executing = false even then). `cancel()`
+///   makes it ready at once, as Foundation's own operations: the dependencies it waits for
+///   "are subsequently ignored" (Apple, `cancel()`). Except a barrier block of its queue:
+///   behind a pending one it waits until the barrier block has run — Apple: operations added
+///   after a barrier block "don't start until the block has completed" (`addBarrierBlock(_:)`)
+///   — and then finishes.
+/// - **Nothing it leaves behind follows a freed operation.** Foundation keeps the operations
+///   that depend on an operation as *unretained* pointers: one freed while a dependency still
+///   runs makes that dependency crash when it finishes. So an operation that no longer waits
+///   for its dependencies — cancelled, or started — lets go of them (`dependencies` still
+///   lists them, as Apple documents), and can be freed whether they ever run or not. A
+///   barrier block cannot be let go of; the operation waits for it as above. Only when it
+///   was cancelled while dependencies of its own still ran (a barrier block may hide behind
+///   them: on Linux `dependencies` does not list barriers) does a small keeper in its queue
+///   hold it until the queue's pending barrier blocks have run (`keepAlive(until:orTheBarriersOf:)`).
+///   That keeper counts in the queue's `operationCount` until it runs, waits while the queue
+///   is suspended, and is not made on Linux where its queue cannot be known: a queue whose
+///   operations run on the main thread, its run loop serving it: there, an operation
+///   cancelled with a running dependency behind a pending barrier block is freed too soon
+///   (`MainThreadTests`). On a queue whose `underlyingQueue` is a global Dispatch queue, the
+///   keeper waits only for barrier blocks not yet handed to Dispatch (which ignores the
+///   barrier flag there): cancelled while such a barrier block runs, with a running
+///   dependency, the operation can be freed too soon (read in swift-corelibs-foundation's
+///   `Operation.swift`, not run).
 /// - **Starts once.** A second `start()` does nothing, whatever happened in between.
 ///   Started by hand before its dependencies have finished, it traps, as Foundation's own
-///   `start()` does. Started by its queue after a dependency was added too late (Apple: a
-///   dependency added after the operation was queued may not prevent it from running), it
-///   runs, as Foundation's own operations do, and stays alive until that dependency finished
-///   — as it does for a dependency added once it has started, or finished. The two are told apart by `OperationQueue.current`: a start by hand from a queue's
-///   thread, or from the main thread (the main queue's), is taken for the queue's and runs.
+///   `start()` does. Started by its queue after a dependency was added too late to hold it
+///   back, it runs, as Foundation's own operations do (a dependency added once an operation
+///   executes "has no practical effect": Apple, `addDependency(_:)`). The two are told apart
+///   by asking `OperationQueue.current` whether it holds the operation. They cannot be told
+///   apart from a thread of the queue that holds the operation (a block of that queue; for
+///   the main queue, the main thread), nor, on Linux, from a block that the main thread runs
+///   while its run loop runs: Linux answers the main queue there, whatever queue runs the
+///   block. Such a start by hand runs.
 /// - **Only its queue starts an operation in a queue.** On Linux, a queue that starts an
 ///   operation already started by hand traps, naming the mistake. An operation started by
-///   hand while it waits in a (suspended) queue cannot be told apart from one in no queue:
-///   Foundation prints "went isFinished=YES without being started by the queue it is in",
-///   and its queue may crash later. Never call `start()` on an operation you have queued.
+///   hand while it waits in a (suspended) queue cannot be told apart from one in no queue: it
+///   runs and finishes, and Foundation prints no warning (on Linux, its "isExecuting"
+///   notification counts as a start: swift-corelibs-foundation's `Operation.swift`); the
+///   queue, which never started it, may crash later. Never call `start()` on an operation
+///   you have queued.
 /// - **Finishes once.** Only an executing operation can finish; a second `finish()`, or one
 ///   before `start()`, does nothing, not even post a notification. In particular `cancel()`
 ///   never marks a pending operation finished — the mistake that makes Foundation print
 ///   "went isFinished=YES without being started by the queue it is in" (chapter 3's README).
-///   If `finish()` comes before `main()` (from a `cancel()` override, say), `main()` is not
-///   called.
+///   A `finish()` that comes once `start()` has begun but before `main()` (from another
+///   thread, say) ends the operation, and `main()` is not called.
 /// - **A cancel that comes too late changes nothing.** From the moment finishing begins,
 ///   `cancel()` is ignored: `isCancelled` stays false and no cancellation handler runs, so
 ///   a result recorded while finishing never contradicts `isCancelled`.
 /// - **Thread-safe.** The state lives behind an `NSLock`; the notifications are posted
 ///   outside the lock, because Foundation reads the getters from inside `didChangeValue`.
 open class AsyncOperation: Operation, @unchecked Sendable {
-    // @unchecked Sendable: all mutable state (`state`, `cancelled`, `cancelHandlers`) is only
-    // read or written under `lock`.
+    // @unchecked Sendable: all mutable state (`state`, `cancelled`, `cancelHandlers`,
+    // `letGo`, `barrierMayHide`, `registering`) is only read or written under `lock`.
 
     /// Where the operation is in its life. Only `enter(_:)` changes it, along these arrows:
     ///
     ///     ready ─start()─▶ starting ─"isExecuting" stored─▶ executing ─finish()─▶ finishing(executing: true)
+    ///     starting(finishRequested: false) ─finish()─▶ starting(finishRequested: true)
     ///     ready ─start(), cancelled─▶ finishing(executing: false)
     ///     finishing ─"isFinished" stored─▶ finished(announced: false) ─queue told─▶ finished(announced: true)
     ///
     /// `starting` and `finishing` are claims: the one caller that made the claim announces the
-    /// change, and no other `start()` or `finish()` does anything meanwhile.
+    /// change, and no other `start()` or `finish()` does anything meanwhile — a `finish()`
+    /// while starting is remembered, and `start()` then finishes instead of calling `main()`.
     private enum State: Equatable {
         /// Not started. A `cancel()` makes `start()` finish it without calling `main()`.
         case ready
-        /// `start()` claimed the run and is announcing "isExecuting".
-        case starting
+        /// `start()` claimed the run and is announcing "isExecuting". `finishRequested`: a
+        /// `finish()` came meanwhile.
+        case starting(finishRequested: Bool)
         /// `main()` runs (or is about to); the first `finish()` claims the end.
         case executing
         /// A finish was claimed: `willFinish()` runs, `cancel()` changes nothing from here on.
@@ -67,7 +94,8 @@ open class AsyncOperation: Operation, @unchecked Sendable {
         /// The arrows above: the changes `enter(_:)` allows.
         func mayBecome(_ next: State) -> Bool {
             switch (self, next) {
-            case (.ready, .starting), (.ready, .finishing(executing: false)), (.starting, .executing),
+            case (.ready, .starting(finishRequested: false)), (.ready, .finishing(executing: false)),
+                (.starting(finishRequested: false), .starting(finishRequested: true)), (.starting, .executing),
                 (.executing, .finishing(executing: true)), (.finishing, .finished(announced: false)),
                 (.finished(announced: false), .finished(announced: true)):
                 true
@@ -90,6 +118,18 @@ open class AsyncOperation: Operation, @unchecked Sendable {
     private var cancelled = false
     /// Run by the first effective `cancel()`; dropped when the operation finishes.
     private var cancelHandlers: [@Sendable () -> Void] = []
+    /// Dependencies that Foundation no longer knows of, so that they do not hold the operation
+    /// unretained: added once it no longer waits for them (cancelled, or started), or let go
+    /// of then. `dependencies` lists them after Foundation's.
+    private var letGo: [Operation] = []
+    /// Set by a `cancel()` that let go of dependencies still running: a barrier block of the
+    /// queue may hide behind them (Foundation's readiness counts both, and on Linux
+    /// `dependencies` lists no barrier), so `start()` keeps the operation until the queue's
+    /// barrier blocks have run.
+    private var barrierMayHide = false
+    /// How many `addDependency` calls are telling Foundation of a dependency right now.
+    /// `cancel()` decides from Foundation's dependencies only when none is.
+    private var registering = 0
 
     // The keys Foundation reacts to. Stored once: a variadic parameter would allocate an array
     // on every state change, a cost the benchmark sees.
@@ -119,6 +159,15 @@ open class AsyncOperation: Operation, @unchecked Sendable {
     }
     open override var isCancelled: Bool { lock.withLock { cancelled } }
 
+    /// Foundation's dependencies, then those the operation let go of (which Foundation no
+    /// longer knows): every operation ever added and not removed, as Apple documents.
+    open override var dependencies: [Operation] {
+        let letGo = lock.withLock { self.letGo }
+        let known = super.dependencies
+        guard !letGo.isEmpty else { return known }
+        return known + letGo.filter { dependency in !known.contains { $0 === dependency } }
+    }
+
     /// The one place where `state` changes. Call it under `lock`.
     private func enter(_ next: State) {
         assert(state.mayBecome(next), "\(type(of: self)): no way from \(state) to \(next)")
@@ -145,7 +194,7 @@ open class AsyncOperation: Operation, @unchecked Sendable {
                 enter(.finishing(executing: false))
                 return .finishCancelled
             }
-            enter(.starting)
+            enter(.starting(finishRequested: false))
             return .run
         }
         switch next {
@@ -153,29 +202,56 @@ open class AsyncOperation: Operation, @unchecked Sendable {
             checkSecondStart(seen)
         case .finishCancelled:
             cancelledBeforeStart()
-            keepAliveUntilDependenciesFinish(in: OperationQueue.current)
-            willFinish()
-            announce(Self.finishedKey, storing: .finished(announced: false))
+            keepAliveWhileAnythingHoldsIt()
+            announceFinish(ran: false)
         case .run:
             // Read after the claim: a dependency added from here on is addDependency(_:)'s to
             // handle, one added before shows here. (Foundation's lock: not under ours.)
             if !isReady { startedBeforeDependenciesFinished() }
-            announce(Self.executingKey, storing: .executing)
-            // A finish() that came while "isExecuting" was announced ends it before main().
-            if lock.withLock({ state == .executing }) { runMain() }
+            let starting = announce(Self.executingKey, storing: .executing)
+            if starting == .starting(finishRequested: true) {
+                // A finish() came while "isExecuting" was announced: it ends the operation
+                // before main() — unless one that came since has ended it already.
+                if lock.withLock({ claimFinish() }) { announceFinish(ran: true) }
+            } else if lock.withLock({ state == .executing }) {
+                runMain()
+            }
         }
     }
 
     /// A start while a dependency has not finished. By hand, it is a mistake, which Foundation's
     /// own `start()` traps on too. From the queue (the dependency was added after the queue had
-    /// picked the operation), the operation runs, as Foundation's own do — and the dependency,
-    /// which holds it unretained, must not outlive it.
+    /// picked the operation), the operation runs, as Foundation's own do — and lets go of its
+    /// dependencies, which would otherwise hold it unretained until they finish.
     private func startedBeforeDependenciesFinished() {
-        // A queue's thread knows its queue; a call by hand from a plain thread has none.
-        guard let queue = OperationQueue.current else {
-            preconditionFailure("\(self) was started before its dependencies finished")
+        guard startedByItsQueue else {
+            preconditionFailure(
+                "\(self) was started by hand before its dependencies finished: add it to a queue, or start it once they have"
+            )
         }
-        keepAliveUntilDependenciesFinish(in: queue)
+        letGo(of: super.dependencies)
+    }
+
+    /// Whether the queue that runs this thread holds the operation, so that this start is the
+    /// queue's. A start by hand from such a thread cannot be told apart from it.
+    private var startedByItsQueue: Bool {
+        if startingQueue != nil { return true }
+        #if os(Linux)
+            // On the main thread, Linux's `OperationQueue.current` answers the main queue,
+            // whatever queue runs there: a queue whose underlying queue is (or targets) the
+            // main queue runs its operations on the main thread, from its run loop. Outside a
+            // running run loop, no queue runs anything on the main thread.
+            if Thread.isMainThread && RunLoop.main.currentMode != nil { return true }
+        #endif
+        return false
+    }
+
+    /// The queue that runs this thread, if it holds the operation.
+    private var startingQueue: OperationQueue? {
+        guard let queue = OperationQueue.current, queue.operations.contains(where: { $0 === self }) else {
+            return nil
+        }
+        return queue
     }
 
     /// A second `start()` does nothing — unless, on Linux, it comes from a queue that picked the
@@ -191,15 +267,53 @@ open class AsyncOperation: Operation, @unchecked Sendable {
         #endif
     }
 
-    /// Adds a dependency, as Foundation does. Once the operation has started, the dependency can
-    /// no longer hold it back (Apple: a dependency added after the operation was queued may not
-    /// prevent it from running), but Foundation still makes the dependency hold it, unretained,
-    /// until the dependency finishes: so the operation stays alive until then.
+    /// Keeps a cancelled operation that is about to finish alive while something may still hold
+    /// it unretained: dependencies Foundation still knows of (they had all finished when it was
+    /// cancelled, but Foundation may not have walked them yet), and the barrier blocks of its
+    /// queue when `cancel()` could not tell whether one was pending.
+    private func keepAliveWhileAnythingHoldsIt() {
+        let known = super.dependencies
+        let queue = lock.withLock { barrierMayHide } ? startingQueue : nil
+        if !known.isEmpty || queue != nil { keepAlive(until: known, orTheBarriersOf: queue) }
+    }
+
+    /// Adds a dependency, as Foundation does — except once the operation no longer waits for
+    /// any (cancelled, or started): then Foundation is not told, so that the dependency does
+    /// not hold it unretained, and `dependencies` lists it all the same.
     open override func addDependency(_ operation: Operation) {
+        let waits = lock.withLock {
+            guard !cancelled && state == .ready else { return false }
+            registering += 1
+            return true
+        }
+        guard waits else { return letGo(of: [operation]) }
         super.addDependency(operation)
-        // After Foundation's: a start() that claims the run later reads isReady, and sees it.
-        let started = lock.withLock { state != .ready }
-        if started { keepAliveUntilDependenciesFinish(in: nil) }
+        // A start() or cancel() that came meanwhile may have decided without it: let go.
+        let late = lock.withLock {
+            registering -= 1
+            return cancelled || state != .ready
+        }
+        if late { letGo(of: [operation]) }
+    }
+
+    /// Removes a dependency, whether Foundation still knows it or the operation let go of it.
+    open override func removeDependency(_ operation: Operation) {
+        lock.withLock { letGo.removeAll { $0 === operation } }
+        super.removeDependency(operation)
+    }
+
+    /// Takes `dependencies` out of Foundation's hands: they no longer hold the operation,
+    /// and `dependencies` still lists them.
+    private func letGo(of dependencies: [Operation]) {
+        guard !dependencies.isEmpty else { return }
+        lock.withLock {
+            for dependency in dependencies where !letGo.contains(where: { $0 === dependency }) {
+                letGo.append(dependency)
+            }
+        }
+        // Takes the dependency's own lock, so it also waits for a walk of its dependents
+        // that is under way; from here on, it does not touch this operation.
+        for dependency in dependencies { super.removeDependency(dependency) }
     }
 
     /// Called by `start()` instead of `main()` when the operation was cancelled before it
@@ -221,32 +335,79 @@ open class AsyncOperation: Operation, @unchecked Sendable {
     /// Ends an executing operation: the queue, waiters and dependents learn it now.
     ///
     /// Safe to call from any thread, and more than once: only the first call of an executing
-    /// operation has an effect. Operations that owe a result (chapters 5 and 6) seal it: they
+    /// operation has an effect (one while `start()` announces "executing" ends the operation
+    /// instead of `main()`). Operations that owe a result (chapters 5 and 6) seal it: they
     /// trap, and finish through their own `finish(with:)`.
     open func finish() {
         let claimed = lock.withLock {
-            guard state == .executing else { return false }
-            enter(.finishing(executing: true))
-            return true
+            if state == .starting(finishRequested: false) { enter(.starting(finishRequested: true)) }
+            return claimFinish()
         }
-        guard claimed else { return }
+        if claimed { announceFinish(ran: true) }
+    }
+
+    /// Claims the end of an executing operation; false if it is not executing, or another
+    /// caller claimed it first. Call it under `lock`.
+    private func claimFinish() -> Bool {
+        guard state == .executing else { return false }
+        enter(.finishing(executing: true))
+        return true
+    }
+
+    /// For the caller that claimed finishing: `willFinish()`, then "isFinished" announced
+    /// ("isExecuting" too if the operation `ran`).
+    private func announceFinish(ran: Bool) {
         willFinish()
-        announce(Self.bothKeys, storing: .finished(announced: false))
+        announce(ran ? Self.bothKeys : Self.finishedKey, storing: .finished(announced: false))
     }
 
     /// Marks the operation cancelled, unless it is already finishing, and runs the handlers
     /// registered with `onCancel(_:)`, once.
     open override func cancel() {
-        let handlers: [@Sendable () -> Void]? = lock.withLock {
-            guard !cancelled, state.acceptsCancel else { return nil }
-            cancelled = true
+        let cancelled: (handlers: [@Sendable () -> Void], pending: Bool)? = lock.withLock {
+            guard !self.cancelled, state.acceptsCancel else { return nil }
+            self.cancelled = true
             defer { cancelHandlers = [] }
-            return cancelHandlers
+            return (cancelHandlers, state == .ready)
         }
-        guard let handlers else { return }
+        guard let cancelled else { return }
         reportCancelled()
-        super.cancel()  // Foundation's own flag: a pending operation becomes ready at once
-        for handler in handlers { handler() }
+        if cancelled.pending {
+            cancelWhilePending()
+        } else {
+            super.cancel()  // Foundation's own flag; the run already began
+        }
+        for handler in cancelled.handlers { handler() }
+    }
+
+    /// Foundation's `cancel()` makes a pending operation ready at once, whatever its
+    /// dependencies — and they still hold it unretained. So it is called only when needed:
+    /// - Nothing holds the operation back: it is ready already, and Foundation's `cancel()`
+    ///   would change nothing but its own flag. Left out, which also spares the queue a look
+    ///   for work per cancel, and spares Linux a deadlock: Foundation takes its queue's lock
+    ///   twice when an operation it knows as cancelled is added behind a pending barrier block.
+    /// - Only dependencies that have finished (a barrier block of its queue, which on Linux
+    ///   `dependencies` does not list): left out as well. The barrier makes the operation
+    ///   ready once it has run; then the queue starts it, and it finishes without `main()`.
+    ///   On Darwin, whose readiness is Foundation's own business, the same reading only waits
+    ///   for what Darwin waits for (inferred, not verified).
+    /// - Dependencies that still run: the operation lets go of them, then Foundation's
+    ///   `cancel()` makes it ready. A barrier may hide behind them, which `start()` takes
+    ///   care of.
+    /// An `addDependency` that starts from now on sees the cancel and does not tell Foundation;
+    /// one that is telling it right now counts as a dependency that still runs.
+    private func cancelWhilePending() {
+        let registering = lock.withLock { self.registering }
+        if registering == 0 && (super.isReady || super.dependencies.allSatisfy(\.isFinished)) {
+            // What Foundation's cancel() would post, for key-value observers of isCancelled
+            // (Darwin; Linux ignores the key).
+            willChangeValue(forKey: "isCancelled")
+            didChangeValue(forKey: "isCancelled")
+            return
+        }
+        letGo(of: super.dependencies)
+        lock.withLock { barrierMayHide = true }
+        super.cancel()
     }
 
     /// Runs `handler` once when the operation is cancelled — at once if it already is.
@@ -266,7 +427,7 @@ open class AsyncOperation: Operation, @unchecked Sendable {
 
     /// Stores the state that the caller claimed (`starting` or `finishing`), announcing `keys`
     /// around it; once finished, drops the cancellation handlers and records that Foundation
-    /// was told.
+    /// was told. Returns the state it replaced.
     ///
     /// The lock is never held while announcing: on Linux `didChangeValue(forKey:)` drives the
     /// queue (there is no key-value observing) and reads `isFinished`/`isExecuting` before it
@@ -274,19 +435,22 @@ open class AsyncOperation: Operation, @unchecked Sendable {
     /// announce `willChange` and store the new state, announce `didChange`. Only the caller
     /// that claimed the change announces anything: a second `finish()` posts nothing at all,
     /// whether it comes later or at the same moment from another thread.
-    private func announce(_ keys: [String], storing newState: State) {
+    @discardableResult
+    private func announce(_ keys: [String], storing newState: State) -> State {
         for key in keys { willChangeValue(forKey: key) }
         // Before the state is stored: from then on a reader (a `waitUntilFinished()` that has
         // not begun waiting yet) may see it and go on, and its report must come after this one.
         reportState(executing: newState == .executing)
-        let dropped: [@Sendable () -> Void] = lock.withLock {
+        let (replaced, dropped): (State, [@Sendable () -> Void]) = lock.withLock {
+            let replaced = state
             enter(newState)
-            guard case .finished = newState else { return [] }
+            guard case .finished = newState else { return (replaced, []) }
             defer { cancelHandlers = [] }
-            return cancelHandlers
+            return (replaced, cancelHandlers)
         }
         for key in keys { didChangeValue(forKey: key) }
         if case .finished = newState { lock.withLock { enter(.finished(announced: true)) } }
         _ = dropped  // released here, outside the lock: a handler may hold the last reference to anything
+        return replaced
     }
 }

@@ -4,10 +4,9 @@ import Foundation
 //
 // Foundation keeps the operations that depend on an operation as unretained pointers, and
 // walks them when that operation finishes. An operation that finishes before its
-// dependencies — cancelled (a cancelled operation is ready at once, whatever its
-// dependencies), or started by its queue after a dependency was added too late — and is then
-// freed leaves a dangling pointer behind: the dependency follows it when it finishes, and the
-// process crashes.
+// dependencies — cancelled: a cancelled operation is ready at once, whatever its
+// dependencies — and is then freed leaves a dangling pointer behind: the dependency follows
+// it when it finishes, and the process crashes.
 //
 // Two kinds of dependency hold it:
 // - the ones `dependencies` lists, which may be in any queue;
@@ -18,21 +17,31 @@ import Foundation
 // dependency of its own: the queue orders it after its barrier blocks, as it orders every
 // operation added after one — it depends on those still pending, and a barrier already handed
 // to Dispatch runs as a Dispatch barrier, which everything the queue sends off later waits for.
+//
+// `AsyncOperation` needs neither in most cases: it lets go of its listed dependencies instead,
+// and a cancelled one behind a pending barrier waits for the barrier (AsyncOperation.swift).
+// The keepers are for the other cases, and for operations of other classes (chapter 5's
+// awaiting code cancels `BlockOperation`s too).
 
 extension Operation {
     /// Keeps this operation alive until every operation that may hold it unretained has
     /// finished: its dependencies, and the barrier blocks of `queue` it waited for.
     ///
     /// Call it when the operation finishes — or is about to — while a dependency may still be
-    /// unfinished. `queue` is the queue that holds (or held) it: `OperationQueue.current` in
-    /// `start()` when the queue started it, or the queue the operation was added to. Without
-    /// a queue, only the listed dependencies are waited for.
+    /// unfinished. `queue` is the queue that holds (or held) it, if a barrier block of that
+    /// queue may hold it; without a queue, only the listed dependencies are waited for.
     ///
-    /// Not covered: a queue whose `underlyingQueue` is a global (or otherwise non-barrier)
-    /// Dispatch queue, where Dispatch ignores the barrier flag; and the main queue, whose
-    /// keeper runs only when the main thread serves its queue.
+    /// Limits: the keeper in `queue` waits its turn there — while `queue` is suspended, it
+    /// (and the operation) stays, and `operationCount` counts it. On a queue whose
+    /// `underlyingQueue` is a global (or otherwise non-barrier) Dispatch queue, Dispatch
+    /// ignores the barrier flag, so a barrier block already handed to Dispatch does not hold
+    /// the keeper back.
     public func keepAliveUntilDependenciesFinish(in queue: OperationQueue?) {
-        let dependencies = self.dependencies
+        keepAlive(until: dependencies, orTheBarriersOf: queue)
+    }
+
+    /// The same, for the dependencies given.
+    func keepAlive(until dependencies: [Operation], orTheBarriersOf queue: OperationQueue?) {
         if !dependencies.isEmpty {
             // A queue per keeper: a queue (on Linux) looks at every operation waiting in it
             // each time it starts one, so thousands of keepers in one queue would cost the square.
@@ -52,7 +61,11 @@ extension Operation {
         if let queue {
             // No dependency of its own, so it is never ready too soon, and the queue adds the
             // barrier dependencies under its lock (the stale "not ready" above cannot happen).
-            queue.addOperation(Keeper(holding: [self]))
+            // The highest priority: on a serial queue it goes next, not behind every operation
+            // already waiting.
+            let keeper = Keeper(holding: [self])
+            keeper.queuePriority = .veryHigh
+            queue.addOperation(keeper)
         }
     }
 }

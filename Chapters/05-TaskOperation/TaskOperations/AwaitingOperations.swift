@@ -46,29 +46,56 @@ extension Operation {
     /// already cancelled to a queue with a pending barrier block deadlocks Foundation (the
     /// queue takes its own lock twice). So the handler cancels only what has been added; what
     /// it could not cancel yet, the body cancels once it has added it. Exactly one of them does.
+    /// For the same reason, an operation that is already cancelled when it is handed over is
+    /// not added: it is started here, and finishes at once without its work, as its queue
+    /// would have made it.
     static func untilFinished(_ operations: [Operation], adding queue: OperationQueue) async {
         let progress = Locked((added: false, cancelRequested: false))
         // Recorder: the chapters' pictures draw the awaiting task suspended (nothing unless recorded).
         Recorder.current?.record(.suspends, lane: "awaiting task", detail: "queue.run")
         defer { Recorder.current?.record(.resumes, lane: "awaiting task", after: operations) }
+        // What was cancelled while nothing held it back, barrier blocks included: its keeper
+        // need not wait in `queue`.
+        let cancelledWhileReady = Locked(Set<ObjectIdentifier>())
+        let alreadyCancelled = operations.filter(\.isCancelled)
+        let toAdd = operations.filter { !$0.isCancelled }
+        cancelledWhileReady.withLock { ready in
+            for operation in alreadyCancelled { ready.insert(ObjectIdentifier(operation)) }
+        }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 // The observers depend on the operations before the queue may run them.
-                observe(operations, keepingCancelledIn: queue) { continuation.resume() }
+                observe(operations, keepingCancelledIn: queue, unlessIn: cancelledWhileReady) {
+                    continuation.resume()
+                }
                 // A closure, not async code: adding without waiting is allowed here.
-                queue.addOperations(operations, waitUntilFinished: false)
+                queue.addOperations(toAdd, waitUntilFinished: false)
+                for operation in alreadyCancelled { operation.start() }
                 let cancelRequested = progress.withLock { progress in
                     progress.added = true
                     return progress.cancelRequested
                 }
-                if cancelRequested { for operation in operations { operation.cancel() } }
+                if cancelRequested { cancel(toAdd, recordingTheReadyIn: cancelledWhileReady) }
             }
         } onCancel: {
             let added = progress.withLock { progress in
                 progress.cancelRequested = true
                 return progress.added
             }
-            if added { for operation in operations { operation.cancel() } }
+            if added { cancel(toAdd, recordingTheReadyIn: cancelledWhileReady) }
+        }
+    }
+
+    /// Cancels `operations`, first recording in `ready` those of other classes than
+    /// `AsyncOperation` that nothing held back: no dependency, and no barrier block of their
+    /// queue (which on Linux `dependencies` does not list). No barrier block holds those, so
+    /// their keeper need not wait in their queue. (`AsyncOperation` takes care of itself.)
+    private static func cancel(_ operations: [Operation], recordingTheReadyIn ready: Locked<Set<ObjectIdentifier>>) {
+        for operation in operations {
+            if !(operation is AsyncOperation) && operation.isReady {
+                ready.withLock { _ = $0.insert(ObjectIdentifier(operation)) }
+            }
+            operation.cancel()
         }
     }
 }
@@ -80,9 +107,11 @@ private let operationsPerObserver = 64
 /// Calls `body` once every operation of `operations` has finished (at once if there are none),
 /// from observers that each depend on up to `operationsPerObserver` of them. Before that, the
 /// cancelled ones are kept alive until their dependencies have finished; `queue` is the queue
-/// they were added to, if the caller added them (its barrier blocks hold them too).
+/// they were added to, if the caller added them (its barrier blocks hold them too, except
+/// those listed in `ready`: nothing held them back when they were cancelled).
 private func observe(
-    _ operations: [Operation], keepingCancelledIn queue: OperationQueue?, then body: @escaping @Sendable () -> Void
+    _ operations: [Operation], keepingCancelledIn queue: OperationQueue?,
+    unlessIn ready: Locked<Set<ObjectIdentifier>> = Locked([]), then body: @escaping @Sendable () -> Void
 ) {
     guard !operations.isEmpty else { return body() }
     let groups = stride(from: 0, to: operations.count, by: operationsPerObserver).map { start in
@@ -91,7 +120,7 @@ private func observe(
     let remaining = Locked(groups.count)
     for group in groups {
         runAlone(after: group) {
-            keepCancelledOperationsUntilTheirDependenciesFinish(group, in: queue)
+            keepCancelledOperationsUntilTheirDependenciesFinish(group, in: queue, unlessIn: ready)
             let last = remaining.withLock { remaining in
                 remaining -= 1
                 return remaining == 0
@@ -128,23 +157,34 @@ private func runAlone(after operations: [Operation], _ body: @escaping @Sendable
 /// task returns and drops it — and when one of its dependencies (a barrier block of its queue
 /// included) finishes later, Foundation follows the dangling pointer and the process crashes
 /// (chapter 5's README). So a cancelled operation is kept alive until each of them has
-/// finished, by the same keepers the base operation uses. The package's own operations
-/// (`AsyncOperation`) keep themselves alive as they finish cancelled; the others are kept here.
-private func keepCancelledOperationsUntilTheirDependenciesFinish(_ operations: [Operation], in queue: OperationQueue?) {
+/// finished, by the keepers of chapter 3 (the barrier blocks' only if something held the
+/// operation back when it was cancelled, or someone else cancelled it). The package's own
+/// operations (`AsyncOperation`) take care of themselves; the others are kept here.
+private func keepCancelledOperationsUntilTheirDependenciesFinish(
+    _ operations: [Operation], in queue: OperationQueue?, unlessIn ready: Locked<Set<ObjectIdentifier>>
+) {
     for operation in operations where operation.isCancelled && !(operation is AsyncOperation) {
-        operation.keepAliveUntilDependenciesFinish(in: queue)
+        let wasReady = ready.withLock { $0.contains(ObjectIdentifier(operation)) }
+        operation.keepAliveUntilDependenciesFinish(in: wasReady ? nil : queue)
     }
 }
 
 extension OperationQueue {
     /// Adds `operation` and suspends until it has finished. Cancelling the awaiting task
     /// cancels the operation.
+    ///
+    /// An operation that is already cancelled is not added: it is started (on the awaiting
+    /// task's thread) and finishes at once without its work, as its queue would have made it
+    /// — on Linux, adding it behind a pending barrier block would deadlock Foundation. Behind
+    /// a pending barrier block, an `AsyncOperation` that the awaiting task cancels finishes,
+    /// and the call returns, once the barrier block has run.
     public func run(_ operation: Operation) async {
         await Operation.untilFinished([operation], adding: self)
     }
 
     /// Adds `operations` and suspends until all of them have finished. Cancelling the
-    /// awaiting task cancels them.
+    /// awaiting task cancels them. Those already cancelled are started, not added (see
+    /// `run(_:)` above).
     public func run(_ operations: [Operation]) async {
         await Operation.untilFinished(operations, adding: self)
     }
@@ -155,6 +195,8 @@ extension OperationQueue {
     /// Cancelling the awaiting task cancels the operation, as it cancels a child task: the
     /// awaiting task added the operation, so it owns it. The operation then ends with its
     /// cancellation's failure (`CancellationError` for a `TaskOperation`), which is thrown.
+    /// An operation already cancelled is started, not added (see `run(_:)`), and its
+    /// cancellation's failure is thrown.
     public func value<Producer: ResultProducing>(of operation: Producer) async throws(Producer.Failure)
         -> Producer.Success
     {

@@ -13,12 +13,15 @@ import Foundation
 ///
 /// Add `progress` as a child of a parent `Progress` to see several operations as one. A
 /// cancel while paused ends the pause: the work stops at once. With `steps: 0` the work has
-/// nothing to do and finishes at once; fewer steps than 0 trap at `init`.
+/// nothing to do: its progress counts one unit, completed as soon as the work runs, so that a
+/// parent sees it done (a total of 0 units would stay at 0% for ever); fewer steps than 0 trap
+/// at `init`.
 public final class SteppedOperation: AsyncOperation, ProgressReporting, @unchecked Sendable {
     // @unchecked Sendable: the base class guards its state; this subclass adds constants,
     // semaphores, and `progress`, which its work thread updates under `progressUpdates` (on
     // Linux, `Progress` takes no lock of its own).
     public let progress: Progress
+    private let steps: Int64
     private let label: String
     private let turnstile: Turnstile
     private let report: @Sendable (String) -> Void
@@ -35,7 +38,8 @@ public final class SteppedOperation: AsyncOperation, ProgressReporting, @uncheck
     ) {
         precondition(steps >= 0, "SteppedOperation \(label): steps must not be negative, not \(steps)")
         self.label = label
-        self.progress = Progress(totalUnitCount: Int64(steps))
+        self.steps = Int64(steps)
+        self.progress = Progress(totalUnitCount: max(Int64(steps), 1))
         self.turnstile = turnstile
         self.report = report
         super.init()
@@ -67,7 +71,11 @@ public final class SteppedOperation: AsyncOperation, ProgressReporting, @uncheck
     }
 
     private func work() {
-        for step in stride(from: Int64(1), through: progress.totalUnitCount, by: 1) {
+        if steps == 0 {
+            progressUpdates.withLock { progress.completedUnitCount = 1 }  // nothing to do: done
+            return finish()
+        }
+        for step in stride(from: Int64(1), through: steps, by: 1) {
             guard turnstile.awaitTurn() else {
                 report("\(label): nobody let step \(step) through; giving up")
                 return finish()

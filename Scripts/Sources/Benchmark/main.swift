@@ -152,6 +152,44 @@ print(
             + "(middle half %.2f–%.2f).",
         median(recorderOff), quantile(recorderOff, 0.25), quantile(recorderOff, 0.75)))
 
+// cancel() of pending operations, the base against BlockOperation: `operationCount`
+// operations without dependencies wait in a suspended queue. Timed: the cancels alone, and the
+// cancels plus the queue, resumed, finishing them without their work.
+func measureCancel(_ make: () -> Operation) -> (cancels: Double, throughTheQueue: Double) {
+    let queue = OperationQueue()
+    queue.isSuspended = true
+    let operations = (0..<operationCount).map { _ in make() }
+    queue.addOperations(operations, waitUntilFinished: false)
+    let start = DispatchTime.now()
+    for operation in operations { operation.cancel() }
+    let cancelled = DispatchTime.now()
+    queue.isSuspended = false
+    queue.waitUntilAllOperationsAreFinished()
+    let drained = DispatchTime.now()
+    return (
+        Double(cancelled.uptimeNanoseconds - start.uptimeNanoseconds) / 1e9,
+        Double(drained.uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+    )
+}
+
+var cancelSamples: (block: [(Double, Double)], base: [(Double, Double)]) = ([], [])
+for _ in 0..<rounds {  // interleaved, as above
+    cancelSamples.block.append(measureCancel { BlockOperation {} })
+    cancelSamples.base.append(measureCancel { PackageBaseOperation() })
+}
+print("")
+print("cancel() of a pending operation (chapter 3)    µs/op   ratio to BlockOperation (middle half)")
+for (name, part) in [("cancel() alone", 0), ("cancelled, then run by the queue", 1)] {
+    func pick(_ sample: (Double, Double)) -> Double { part == 0 ? sample.0 : sample.1 }
+    let base = cancelSamples.base.map(pick)
+    let ratios = zip(base, cancelSamples.block.map(pick)).map { $0 / $1 }
+    print(
+        "AsyncOperation, \(name)".padding(toLength: 45, withPad: " ", startingAt: 0),
+        String(format: "%6.2f", median(base) / Double(operationCount) * 1e6),
+        String(
+            format: "  %.2f×  (%.2f–%.2f)", median(ratios), quantile(ratios, 0.25), quantile(ratios, 0.75)))
+}
+
 // Chapter 8: the same work, `operationCount` no-op operations, run by an OperationQueue, by
 // the callback coordinators (no queue at all) and by their async/await twins. "At once": the
 // operation completes on the caller's thread, so only the coordination is measured. "On a

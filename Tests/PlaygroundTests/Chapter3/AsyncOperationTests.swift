@@ -66,7 +66,8 @@ struct AsyncOperationTests {
 
     /// The observable contract. On Linux, Foundation itself also ignores a second "isFinished"
     /// for an operation it already finished, so an unguarded `finish()` would pass this test;
-    /// `misuseIsHarmless` is the one that fails then (checked by mutating `change(from:to:)`).
+    /// `misuseIsHarmless` is the one that fails then (checked by dropping the `state == .executing`
+    /// guard of `finish()`).
     @Test("finish() twice, from two threads, finishes once: one completion block")
     func finishesOnce() async {
         let finishCalls = Counter(target: 2)
@@ -106,6 +107,15 @@ struct AsyncOperationTests {
         #expect(operation.isFinished && !operation.isExecuting)
     }
 
+    @Test("finish() once start() began but before main(): the operation finishes, main() never runs")
+    func finishWhileStarting() async {
+        let operation = FinishesWhileStarting()
+        operation.start()
+        #expect(operation.isFinished && !operation.isExecuting)
+        #expect(operation.mainRuns.value == 0, "main() started work for an operation that had finished")
+        #expect(await queueLearnsFinished(operation))
+    }
+
     @Test("cancel() of an executing operation does not finish it: its work decides")
     func cancelWhileExecuting() async {
         let mainRan = Flag()
@@ -143,4 +153,30 @@ struct AsyncOperationTests {
         #expect(operations.allSatisfy { $0.mainRunCount <= 1 })
         #expect(operations.enumerated().allSatisfy { $0.offset % 3 != 0 || $0.element.mainRunCount == 0 })
     }
+}
+
+/// Calls `finish()` from inside `start()`, after `start()` claimed the run and before it stored
+/// "executing": `start()` reads `isReady` there (to tell a start before the dependencies
+/// finished), and this override finishes on that read — the window in which another thread's
+/// `finish()` can land.
+private final class FinishesWhileStarting: AsyncOperation, @unchecked Sendable {
+    // @unchecked Sendable: adds only thread-safe values to a thread-safe superclass.
+    let mainRuns = Counter()
+    private let armed = Locked(false)
+
+    override func start() {
+        armed.withLock { $0 = true }
+        super.start()
+    }
+
+    override var isReady: Bool {
+        let finishNow = armed.withLock { armed in
+            defer { armed = false }
+            return armed
+        }
+        if finishNow { finish() }
+        return super.isReady
+    }
+
+    override func main() { mainRuns.increment() }
 }

@@ -59,6 +59,40 @@ struct AwaitingLifetimeTests {
             }
         }
 
+        /// On Linux, adding an operation that Foundation knows as cancelled to a queue with a
+        /// pending barrier block deadlocks Foundation; `run(_:)` and `value(of:)` start such
+        /// an operation instead of adding it.
+        @Test(
+            "run(_:) and value(of:) of operations the caller already cancelled, a barrier pending: they return at once")
+        func runOfACancelledOperation() async {
+            await #expect(processExitsWith: .success) {
+                startWatchdog(seconds: 30)  // before the fix: a deadlock, then the watchdog
+                let queue = OperationQueue()
+                let running = Flag()
+                let mayFinish = DispatchSemaphore(value: 0)
+                queue.addOperation {
+                    running.raise()
+                    _ = mayFinish.wait(timeout: .now() + 60)
+                }
+                _ = await running.wait()
+                queue.addBarrierBlock {}
+                let block = BlockOperation { exit(2) }
+                block.cancel()
+                await queue.run(block)
+                let task = TaskOperation { () -> Int in exit(3) }
+                task.cancel()
+                do {
+                    _ = try await queue.value(of: task)
+                    exit(4)
+                } catch {
+                    guard error is CancellationError else { exit(5) }
+                }
+                guard block.isFinished, task.isFinished, queue.operationCount == 1 else { exit(6) }
+                mayFinish.signal()
+                exit(0)
+            }
+        }
+
         /// Foundation holds dependents unretained, and a cancelled operation finishes at once,
         /// whatever its dependencies. Before the fix, `run` returned, the cancelled dependent
         /// was freed, and its dependency crashed the process when it finished (SIGSEGV on

@@ -9,17 +9,31 @@ import Testing
 @Suite("Chapter 9 — SteppedOperation's edges")
 struct SteppedOperationEdgeTests {
     #if os(macOS) || os(Linux)
-        @Test("steps: 0 finishes at once, with nothing to do")
+        @Test("steps: 0 finishes at once, with nothing to do, and its progress complete")
         func noSteps() async {
             await #expect(processExitsWith: .success) {
                 startWatchdog(seconds: 60)
                 let operation = SteppedOperation("nothing", steps: 0, turnstile: Turnstile(timeout: 30))
+                guard !operation.progress.isFinished else { exit(4) }  // not before it ran
                 guard await OperationQueue().runs(operation, within: 30) else { exit(2) }
-                guard operation.progress.completedUnitCount == 0, operation.progress.totalUnitCount == 0 else {
-                    exit(3)
-                }
+                guard operation.progress.isFinished, operation.progress.fractionCompleted == 1 else { exit(3) }
                 exit(0)
             }
+        }
+
+        @Test("a parent of a 0-step and a 1-step operation ends complete")
+        func parentOfAnEmptyChild() async {
+            let empty = SteppedOperation("empty", steps: 0, turnstile: Turnstile(timeout: 30))
+            let turnstile = Turnstile(timeout: 30)
+            let one = SteppedOperation("one", steps: 1, turnstile: turnstile)
+            let parent = Progress(totalUnitCount: 2)
+            parent.addChild(empty.progress, withPendingUnitCount: 1)
+            parent.addChild(one.progress, withPendingUnitCount: 1)
+            let queue = OperationQueue()
+            queue.add([empty, one])
+            #expect(await advance(turnstile))
+            #expect(await drained(queue))
+            #expect(parent.fractionCompleted == 1, "\(describe(parent))")
         }
 
         @Test("steps below 0 trap at init, naming the mistake")
