@@ -179,7 +179,7 @@ for _ in 0..<rounds {  // interleaved, as above
 }
 print("")
 print("cancel() of a pending operation (chapter 3)    µs/op   ratio to BlockOperation (middle half)")
-for (name, part) in [("cancel() alone", 0), ("cancelled, then run by the queue", 1)] {
+for (name, part) in [("cancel() alone", 0), ("cancelled, then run", 1)] {
     func pick(_ sample: (Double, Double)) -> Double { part == 0 ? sample.0 : sample.1 }
     let base = cancelSamples.base.map(pick)
     let ratios = zip(base, cancelSamples.block.map(pick)).map { $0 / $1 }
