@@ -23,6 +23,17 @@ public func queueLearnsFinished(_ operation: Operation, within seconds: Double =
     await completes(within: seconds) { await operation.untilFinished() }
 }
 
+/// A flag that is raised once the queue machinery has learned that `operation` finished (the
+/// same question as `queueLearnsFinished`), for a test that must also look before that.
+public func finishedFlag(_ operation: Operation) -> Flag {
+    let finished = Flag()
+    Task {
+        await operation.untilFinished()
+        finished.raise()
+    }
+    return finished
+}
+
 /// True once every operation added to `queue` so far has finished, false after `seconds`.
 ///
 /// Not for a queue that `cancelAllOperations()` may cancel afterwards: on Linux, cancelling
