@@ -34,10 +34,14 @@ struct Exercise4Tests {
         let bothFinished = await completes(within: 2) { await operations[1].untilFinished() }
         #expect(
             !secondStartedEarly,
-            "the second operation started before the first one's callback was called: finish() belongs in the callback")
+            """
+            the second operation started before the first one's callback was called: the operation finished too \
+            early. finish() belongs in the callback, and nowhere else (hint: "The callback finishes")
+            """)
         #expect(
             bothFinished,
-            "the operations never finished: does main() give the work a callback that calls finish()?")
+            "the operations never finished: does main() give the work a callback that calls finish()? (hint: \"The callback finishes\")"
+        )
         if bothFinished && !secondStartedEarly {
             #expect(
                 log.events == [
@@ -56,10 +60,37 @@ struct Exercise4Tests {
         }
         OperationQueue().addOperation(operation)
         guard await queueLearnsFinished(operation, within: 2) else {
-            Issue.record("the operation never finished: does main() give the work a callback that calls finish()?")
+            Issue.record(
+                "the operation never finished: does main() give the work a callback that calls finish()? (hint: \"The callback finishes\")"
+            )
             return
         }
         let state = await read { (finished: operation.isFinished, executing: operation.isExecuting) }
         #expect(state?.finished == true && state?.executing == false, "finished once: finished, not executing")
+    }
+
+    @Test("the operation finishes while the main thread is busy: the callback needs no main queue")
+    func finishesWithoutTheMainQueue() async {
+        let operation = CallbackOperation { complete in DispatchQueue.global().async { complete() } }
+        let queue = OperationQueue()
+        // Runs on the main actor, that is on the main queue, and keeps it busy until the
+        // operation has finished (or 2 s have passed): anything the callback sends to the main
+        // queue waits meanwhile — as in a command-line program whose main thread waits in
+        // waitUntilFinished(), or never runs the main queue at all.
+        let finishedMeanwhile = await MainActor.run { () -> Bool in
+            let finished = DispatchSemaphore(value: 0)
+            let observer = BlockOperation { finished.signal() }
+            observer.addDependency(operation)
+            queue.add([operation, observer])
+            return finished.wait(timeout: .now() + 2) == .success
+        }
+        #expect(
+            finishedMeanwhile,
+            """
+            the operation did not finish while the main thread was busy: the callback finishes it through the main \
+            queue (DispatchQueue.main, @MainActor, OperationQueue.main), which a command-line program that waits never \
+            runs. Call finish() right where the callback runs (hint: "Any thread will do")
+            """)
+        #expect(await drained(queue, within: 2), "the operation never finished, even once the main queue was free")
     }
 }
