@@ -15,51 +15,142 @@ struct Exercise8Tests {
             #expect(errors.isEmpty)
             calls.increment()
         }
-        #expect(calls.value == 1, "an empty list must call the completion once, before perform returns")
+        #expect(
+            calls.value == 1,
+            "an empty list must call the completion once, before perform returns (hint: \"Once, and only once\")")
     }
 
-    @Test("1,000 operations completing from four threads at once: every error, in order, one completion")
-    func concurrentCompletions() async {
-        let count = 1_000
-        let operations = (0..<count).map { HeldOperation(id: $0) }
-        let calls = Counter(target: 1)
+    @Test("the errors come in the order of the operations, not in the order they completed")
+    func errorsInOrder() {
+        let operations = (0..<5).map { HeldOperation(id: $0) }
         let reported = Locked<[Int]?>(nil)
         SafeConcurrentCoordinator().perform(operations: operations) { errors in
             reported.withLock { $0 = errors.map { ($0 as? Failed)?.id ?? -1 } }
-            calls.increment()
         }
         #expect(operations.allSatisfy { $0.started }, "perform must start every operation at once")
-        // Four threads call the held completions at the same time, last operation first.
-        let threadsDone = Counter(target: 4)
-        for thread in 0..<4 {
-            Thread {
-                for index in stride(from: count - 1 - thread, through: 0, by: -4) { operations[index].complete() }
-                threadsDone.increment()
-            }.start()
-        }
-        #expect(await threadsDone.waitForTarget(seconds: 5), "the operations' completions never returned: a deadlock?")
-        guard await calls.waitForTarget(seconds: 2) else {
+        for index in [3, 0, 4, 1, 2] { operations[index].complete() }
+        let ids = reported.withLock { $0 }
+        #expect(ids != nil, "the completion was never called after all five operations completed")
+        if let ids, let problem = Self.problem(with: ids, expected: 5) {
             Issue.record(
-                "the completion was never called after all \(count) operations completed: count the completions")
-            return
+                "\(problem): each error goes in its operation's slot, whatever order they complete in (hint: \"One slot per operation\")"
+            )
         }
-        #expect(calls.value == 1, "the completion must be called exactly once; it was called \(calls.value) times")
-        if let problem = Self.problem(with: reported.withLock { $0 } ?? [], expected: count) {
-            Issue.record("\(problem): every error once, in the order of the operations (not the order they arrived)")
-        }
+    }
+
+    @Test("an operation that calls back twice counts once")
+    func callbackTwice() {
+        let calls = Counter()
+        let twice = HeldOperation(id: 0)
+        let once = HeldOperation(id: 1)
+        SafeConcurrentCoordinator().perform(operations: [twice, once]) { _ in calls.increment() }
+        twice.complete()
+        twice.complete()
+        #expect(
+            calls.value == 0,
+            "a second callback of the same operation completed the run early (hint: \"Once, and only once\")")
+        once.complete()
+        #expect(calls.value == 1)
     }
 
     @Test("the completion runs outside the lock: calling back again from inside it does not deadlock")
     func completionOutsideTheLock() async {
         let operation = HeldOperation(id: 0)
+        let calls = Counter()
         SafeConcurrentCoordinator().perform(operations: [operation]) { _ in
-            operation.complete()  // a second callback, from inside the completion
+            calls.increment()
+            if calls.value == 1 { operation.complete() }  // a second callback, from inside the completion
         }
         let returned = await blockingCall(within: 2) { operation.complete() }
         #expect(
             returned,
-            "deadlock: the completion was called while the lock was held, and a callback from inside it waited for that lock"
-        )
+            """
+            deadlock: the completion was called while the lock was held, and a callback from inside it waited for that \
+            lock (hint: "Outside the lock")
+            """)
+        #expect(
+            !returned || calls.value == 1,
+            """
+            the completion was called \(calls.value) times: a second callback, from inside the completion, completed \
+            the run again. Only the call that fills the last slot completes it (hint: "Once, and only once")
+            """)
+    }
+
+    #if os(macOS) || os(Linux)
+        @Test("completions from two and four threads released at the same instant, run after run: every error, in order, one completion")
+        func completionsAtTheSameMoment() async {
+            // In a process of its own: state touched by several threads without a lock can crash,
+            // and a crash must fail this test, not end the others. The process prints what went
+            // wrong, if anything, and exits normally.
+            let result = await #expect(
+                processExitsWith: .success, observing: [\.standardOutputContent],
+                """
+                the test process crashed while completions arrived from several threads at once: the slots, the count, \
+                or both, are touched without a lock (hint: "One lock for everything")
+                """
+            ) {
+                Exercise8Tests.raceThenExit()
+            }
+            let printed = result.map { String(decoding: $0.standardOutputContent, as: UTF8.self) } ?? ""
+            for line in printed.split(separator: "\n") where line.hasPrefix(Self.problemMark) {
+                Issue.record(Comment(rawValue: String(line.dropFirst(Self.problemMark.count))))
+            }
+        }
+    #endif
+
+    static let problemMark = "problem: "
+
+    /// Runs `raceProblem` and ends the process, after printing what went wrong (or that the
+    /// completions never returned), if anything did.
+    static func raceThenExit() -> Never {
+        Thread {
+            Thread.sleep(forTimeInterval: 8)
+            print(problemMark + "the completions never returned: a deadlock? (hint: \"Outside the lock\")")
+            exit(EXIT_SUCCESS)
+        }.start()
+        if let problem = raceProblem(seconds: 1.5) {
+            print(problemMark + "\(problem) (hint: \"One lock for everything\")")
+        }
+        exit(EXIT_SUCCESS)
+    }
+
+    /// Coordinates a few operations again and again for `seconds`, each time delivering their
+    /// completions from two or four threads that start at the same instant (small runs: their
+    /// last completions then come at the same moment), then 1,000 operations once. What went
+    /// wrong the first time something did, or nil. A race that a run happens to miss shows in
+    /// one of the next: hundreds of runs each time.
+    static func raceProblem(seconds: Double) -> String? {
+        let lines = [StartingLine(threads: 2), StartingLine(threads: 4)]
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        var run = 0
+        repeat {
+            for (line, count) in [(lines[0], 8), (lines[1], 8), (lines[0], 64), (lines[1], 4)] {
+                run += 1
+                if let problem = problemCoordinating(count, on: line) {
+                    return "run \(run) (\(count) operations, \(line.threads) threads at once): \(problem)"
+                }
+            }
+        } while Date() < deadline
+        return problemCoordinating(1_000, on: lines[1]).map { "1,000 operations, 4 threads at once: \($0)" }
+    }
+
+    /// Coordinates `count` operations whose completions the threads of `line` deliver, each
+    /// a share of them, last operation first. What went wrong, or nil.
+    static func problemCoordinating(_ count: Int, on line: StartingLine) -> String? {
+        let operations = (0..<count).map { HeldOperation(id: $0) }
+        let reports = Locked<[[Int]]>([])
+        SafeConcurrentCoordinator().perform(operations: operations) { errors in
+            let ids = errors.map { ($0 as? Failed)?.id ?? -1 }
+            reports.withLock { $0.append(ids) }
+        }
+        line.run { thread in
+            for index in stride(from: count - 1 - thread, through: 0, by: -line.threads) { operations[index].complete() }
+        }
+        // The completion runs on the thread that delivered the last operation's completion,
+        // before that returns: by now it has run, once.
+        let calls = reports.withLock { $0 }
+        guard calls.count == 1 else { return "the completion was called \(calls.count) times, not once" }
+        return problem(with: calls[0], expected: count)
     }
 
     /// What is wrong with the reported error ids, in a few words; nil if they are 0..<expected.
@@ -74,19 +165,6 @@ struct Exercise8Tests {
             return "out of order: error \(ids[position]) is reported at position \(position)"
         }
         return nil
-    }
-
-    @Test("an operation that calls back twice counts once")
-    func callbackTwice() {
-        let calls = Counter()
-        let twice = HeldOperation(id: 0)
-        let once = HeldOperation(id: 1)
-        SafeConcurrentCoordinator().perform(operations: [twice, once]) { _ in calls.increment() }
-        twice.complete()
-        twice.complete()
-        #expect(calls.value == 0, "a second callback of the same operation completed the run early")
-        once.complete()
-        #expect(calls.value == 1)
     }
 }
 
@@ -111,5 +189,41 @@ private final class HeldOperation: CoordinatedOperation, @unchecked Sendable {
 
     func complete() {
         lock.withLock { completion }?(Failed(id: id))
+    }
+}
+
+/// Threads that run a job at the same instant: each waits for its turn, then spins until a
+/// moment a little ahead, the same for all, so that they start within microseconds of each
+/// other. They live as long as the process (an exit test's).
+final class StartingLine: @unchecked Sendable {
+    // @unchecked Sendable: `job` and `startTime` are written before the threads are signalled
+    // and read after, so every write happens before the reads that follow it.
+    let threads: Int
+    private var job: (@Sendable (Int) -> Void)?
+    private var startTime: UInt64 = 0
+    private let turns: [DispatchSemaphore]
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(threads: Int) {
+        self.threads = threads
+        turns = (0..<threads).map { _ in DispatchSemaphore(value: 0) }
+        for thread in 0..<threads {
+            Thread { [self] in
+                while true {
+                    turns[thread].wait()
+                    while DispatchTime.now().uptimeNanoseconds < startTime {}
+                    job?(thread)
+                    finished.signal()
+                }
+            }.start()
+        }
+    }
+
+    /// Runs `job(0)`, `job(1)`... on the threads at once, and returns when all have returned.
+    func run(_ job: @escaping @Sendable (Int) -> Void) {
+        self.job = job
+        startTime = DispatchTime.now().uptimeNanoseconds + 300_000
+        for turn in turns { turn.signal() }
+        for _ in turns { finished.wait() }
     }
 }
