@@ -22,8 +22,13 @@ public struct ExerciseSource {
         guard let text = try? String(contentsOf: root.appendingPathComponent(path), encoding: .utf8) else {
             return nil
         }
+        self.init(code: text, path: path)
+    }
+
+    /// `code` as if read from `path`.
+    public init(code: String, path: String) {
         self.path = path
-        code = Self.withoutComments(text)
+        self.code = Self.withoutComments(code)
     }
 
     /// Every `willChangeValue(…)` and `didChangeValue(…)` call, in the order written: which
