@@ -63,7 +63,8 @@ public struct ExerciseSource {
                     "didChangeValue(\(shown)) is called without willChangeValue(\(shown)) before it: Linux does not mind, but on a Mac key-value observing then notifies nobody, and the queue never learns"
                 )
             } else if dids == 0 {
-                problems.append("willChangeValue(\(shown)) is called, but never didChangeValue(\(shown)): nobody learns the change")
+                problems.append(
+                    "willChangeValue(\(shown)) is called, but never didChangeValue(\(shown)): nobody learns the change")
             } else if wills != dids {
                 problems.append(
                     "willChangeValue(\(shown)) is called \(wills) times, didChangeValue(\(shown)) \(dids) times: each change needs one of each"

@@ -38,7 +38,9 @@ struct WorkshopJudgingTests {
             for file in Self.swiftFiles(in: folder, "Tests") {
                 // hint: "Name" in a multi-line string, hint: \"Name\" in a one-line one.
                 for match in file.text.matches(of: /hint: \\?"([^"\\]+)\\?"/) where !headings.contains(match.output.1) {
-                    Issue.record("\(folder)/Tests/\(file.name) names the hint section \"\(match.output.1)\", which Hint.md lacks")
+                    Issue.record(
+                        "\(folder)/Tests/\(file.name) names the hint section \"\(match.output.1)\", which Hint.md lacks"
+                    )
                 }
             }
         }
@@ -52,28 +54,34 @@ struct WorkshopJudgingTests {
             #expect(wrongAnswers.count >= 2, "\(folder) has \(wrongAnswers.count) wrong answers; at least two")
             for file in wrongAnswers {
                 let lines = file.text.split(separator: "\n", omittingEmptySubsequences: false)
-                #expect(lines.first?.hasPrefix("// Wrong answer: ") == true, "\(folder)/WrongAnswers/\(file.name): line 1")
+                #expect(
+                    lines.first?.hasPrefix("// Wrong answer: ") == true, "\(folder)/WrongAnswers/\(file.name): line 1")
                 guard lines.count > 1, lines[1].hasPrefix("// Caught by: ") else {
-                    Issue.record("\(folder)/WrongAnswers/\(file.name): line 2 must be // Caught by: <test function>, ...")
+                    Issue.record(
+                        "\(folder)/WrongAnswers/\(file.name): line 2 must be // Caught by: <test function>, ...")
                     continue
                 }
                 for name in lines[1].dropFirst("// Caught by: ".count).split(separator: ",") {
                     let function = name.trimmingCharacters(in: .whitespaces)
                     if !tests.contains("func \(function)(") {
-                        Issue.record("\(folder)/WrongAnswers/\(file.name) is caught by \(function), which \(folder)/Tests lacks")
+                        Issue.record(
+                            "\(folder)/WrongAnswers/\(file.name) is caught by \(function), which \(folder)/Tests lacks")
                     }
                 }
             }
             for file in Self.swiftFiles(in: folder, "Alternatives") {
                 #expect(
-                    file.text.hasPrefix("// Alternative: "), "\(folder)/Alternatives/\(file.name): line 1 // Alternative: ")
+                    file.text.hasPrefix("// Alternative: "),
+                    "\(folder)/Alternatives/\(file.name): line 1 // Alternative: ")
             }
         }
     }
 
     @Test("the source check (Linux) pairs will and did by argument, whatever the form")
     func sourcePairing() {
-        func problems(_ code: String) -> [String] { ExerciseSource(code: code, path: "File.swift").announcementProblems() }
+        func problems(_ code: String) -> [String] {
+            ExerciseSource(code: code, path: "File.swift").announcementProblems()
+        }
         #expect(
             problems(
                 """
@@ -115,18 +123,23 @@ struct WorkshopJudgingTests {
         #expect(right.problems(announcing: "isFinished", changedTo: true, in: "finish()").isEmpty)
 
         let didAlone = record([(.did, "isFinished", false, true)])
-        #expect(didAlone.problems(announcing: "isFinished", changedTo: true, in: "finish()").first?.contains("without") == true)
+        #expect(
+            didAlone.problems(announcing: "isFinished", changedTo: true, in: "finish()").first?.contains("without")
+                == true)
         let willLate = record([(.will, "isFinished", false, true), (.did, "isFinished", false, true)])
         #expect(
-            willLate.problems(announcing: "isFinished", changedTo: true, in: "finish()").first?.contains("after the change")
+            willLate.problems(announcing: "isFinished", changedTo: true, in: "finish()").first?.contains(
+                "after the change")
                 == true)
         let didEarly = record([(.will, "isFinished", true, false), (.did, "isFinished", true, false)])
         #expect(
-            didEarly.problems(announcing: "isFinished", changedTo: true, in: "finish()").first?.contains("before the change")
+            didEarly.problems(announcing: "isFinished", changedTo: true, in: "finish()").first?.contains(
+                "before the change")
                 == true)
         let misspelled = record([(.will, "finished", true, false), (.did, "finished", false, true)])
         #expect(
-            misspelled.problems(announcing: "isFinished", changedTo: true, in: "finish()").first?.contains("\"finished\"")
+            misspelled.problems(announcing: "isFinished", changedTo: true, in: "finish()").first?.contains(
+                "\"finished\"")
                 == true)
     }
 }

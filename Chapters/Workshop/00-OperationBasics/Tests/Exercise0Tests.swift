@@ -1,5 +1,5 @@
-import Exercise0
 import Dispatch
+import Exercise0
 import Foundation
 import TestSupport
 import Testing
@@ -46,7 +46,8 @@ struct Exercise0Tests {
             while download was still running, these had run: \(startedMeanwhile ?? []). On a queue that runs several \
             operations at once, only dependencies make a step wait (hint: "Which waits for which")
             """)
-        #expect(await drained(queue, within: 2), "the queue never finished the three steps: is there a dependency cycle?")
+        #expect(
+            await drained(queue, within: 2), "the queue never finished the three steps: is there a dependency cycle?")
     }
 
     @Test("on a serial queue, added upload first, they still run download, resize, upload")

@@ -23,7 +23,9 @@ struct Exercise2Tests {
         )
     }
 
-    @Test("finish() announces \"isExecuting\" and \"isFinished\": willChangeValue before the change, didChangeValue after it")
+    @Test(
+        "finish() announces \"isExecuting\" and \"isFinished\": willChangeValue before the change, didChangeValue after it"
+    )
     func announcesBothKeys() async throws {
         #if os(Linux)
             // Linux's Foundation declares willChangeValue(forKey:) on Operation as a method that

@@ -103,7 +103,8 @@ struct Exercise5Tests {
         #expect(await finished.wait(seconds: 2), "the task ended, but the operation never finished")
         if case .failure(let error)? = operation.result, error is CancellationError {
         } else {
-            Issue.record("a cancelled task's result is its CancellationError; got \(String(describing: operation.result))")
+            Issue.record(
+                "a cancelled task's result is its CancellationError; got \(String(describing: operation.result))")
         }
     }
 

@@ -27,7 +27,9 @@ struct Exercise6Tests {
         let sent = Flag()
         let operation = WatchedRequest { _ in sent.raise() }
         guard await blockingCall(within: 2, { operation.cancel() }) else {
-            Issue.record("cancel() never returned: is it waiting for a lock, or for the operation? (hint: \"Never under the lock\")")
+            Issue.record(
+                "cancel() never returned: is it waiting for a lock, or for the operation? (hint: \"Never under the lock\")"
+            )
             return
         }
         let finished = await OperationQueue().runs(operation, within: 2)
@@ -165,7 +167,9 @@ struct Exercise6Tests {
         }
         let deadline = ContinuousClock.now + .seconds(2)  // the queue lets go of it on its own thread
         while answered != nil && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
-        #expect(answered == nil, "a finished operation was never freed: does something it holds hold it? (hint: \"Who holds whom\")")
+        #expect(
+            answered == nil,
+            "a finished operation was never freed: does something it holds hold it? (hint: \"Who holds whom\")")
         #expect(
             dropped == nil,
             """

@@ -56,9 +56,11 @@ struct Exercise7Tests {
         let two = resolveInput(String.self, from: Array(providers.prefix(2))).problem
         #expect(
             two == "ambiguousInput(providers: 2)",
-            "with two providers the answer was \(two ?? "an input"): taking one silently is the popular bug (hint: \"Decide\")")
+            "with two providers the answer was \(two ?? "an input"): taking one silently is the popular bug (hint: \"Decide\")"
+        )
         let three = resolveInput(String.self, from: providers).problem
-        #expect(three == "ambiguousInput(providers: 3)", "with three providers: \(three ?? "an input") (hint: \"Decide\")")
+        #expect(
+            three == "ambiguousInput(providers: 3)", "with three providers: \(three ?? "an input") (hint: \"Decide\")")
     }
 
     @Test("two providers, one of them cancelled: still .ambiguousInput(providers: 2)")

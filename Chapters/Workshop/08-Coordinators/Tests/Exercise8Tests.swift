@@ -77,7 +77,9 @@ struct Exercise8Tests {
     }
 
     #if os(macOS) || os(Linux)
-        @Test("completions from two and four threads released at the same instant, run after run: every error, in order, one completion")
+        @Test(
+            "completions from two and four threads released at the same instant, run after run: every error, in order, one completion"
+        )
         func completionsAtTheSameMoment() async {
             // In a process of its own: state touched by several threads without a lock can crash,
             // and a crash must fail this test, not end the others. The process prints what went
@@ -144,7 +146,9 @@ struct Exercise8Tests {
             reports.withLock { $0.append(ids) }
         }
         line.run { thread in
-            for index in stride(from: count - 1 - thread, through: 0, by: -line.threads) { operations[index].complete() }
+            for index in stride(from: count - 1 - thread, through: 0, by: -line.threads) {
+                operations[index].complete()
+            }
         }
         // The completion runs on the thread that delivered the last operation's completion,
         // before that returns: by now it has run, once.

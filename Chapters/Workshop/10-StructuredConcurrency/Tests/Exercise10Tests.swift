@@ -60,7 +60,9 @@ struct Exercise10Tests {
         }
         defer { for flag in mayEnd { flag.raise() } }
         guard await Self.until(seconds: 2, { starts.events.count >= 2 }) else {
-            Issue.record("two children never started: start the first `width` before waiting (hint: \"Start width, then one per finished\")")
+            Issue.record(
+                "two children never started: start the first `width` before waiting (hint: \"Start width, then one per finished\")"
+            )
             return
         }
         var ended: Set<Int> = []
@@ -68,7 +70,8 @@ struct Exercise10Tests {
             // The later of the two running ends; the earlier one still runs.
             let running = Set(starts.events.compactMap { Int($0) }).subtracting(ended)
             guard running.count == 2, let ending = running.max(), let other = running.min() else {
-                Issue.record("\(running.count) children were running, not 2 (hint: \"Start width, then one per finished\")")
+                Issue.record(
+                    "\(running.count) children were running, not 2 (hint: \"Start width, then one per finished\")")
                 return
             }
             ended.insert(ending)
