@@ -8,13 +8,16 @@ import Testing
 struct Exercise1Tests {
     @Test("work on a concurrent queue, held for 0.3 s: the operation finishes when the work ends, not before")
     func workOnAConcurrentQueue() async {
-        await Self.check(on: DispatchQueue.global(), queueHeldFor: nil, workHeldUntil: 0.3)
+        await Self.check(
+            on: DispatchQueue.global(), queueHeldFor: nil, workHeldUntil: 0.3, underlyingQueue: Self.underlyingQueues[0])
     }
 
     @Test("work on a serial queue that starts it late, held until 1.4 s: the operation finishes when the work ends")
     func workOnASerialQueue() async {
         let workQueue = HeldQueue("exercise1-work")
-        await Self.check(on: workQueue.queue, queueHeldFor: (workQueue, 0.5), workHeldUntil: 1.4)
+        await Self.check(
+            on: workQueue.queue, queueHeldFor: (workQueue, 0.5), workHeldUntil: 1.4,
+            underlyingQueue: Self.underlyingQueues[1])
     }
 
     @Test("the work runs before the operation's completion block")
@@ -31,17 +34,22 @@ struct Exercise1Tests {
         #expect(log.events == ["work ran", "operation finished"], "the work must run before the operation finishes")
     }
 
+    /// The operation queues' underlying queues, one per test, kept as long as the process: an
+    /// operation queue does not keep its underlying queue (on Linux), and an operation may still
+    /// use it after a check has given up on it.
+    static let underlyingQueues = (0..<2).map { DispatchQueue(label: "exercise1-operations-\($0)") }
+
     /// Runs a `WaitingOperation` whose work takes until `workEnd` seconds after the start (the
     /// work queue itself held for a while first, if given), and checks that the operation
     /// finishes only after the work ended, and soon after it.
     static func check(
         on workQueue: DispatchQueue, queueHeldFor queueHold: (queue: HeldQueue, seconds: Double)?,
-        workHeldUntil workEnd: Double
+        workHeldUntil workEnd: Double, underlyingQueue: DispatchQueue
     ) async {
         // The clock runs on a thread of its own: the operation's main() and its work each block
         // a thread of Dispatch's pool, which can delay the test's own tasks by a second.
         let problem = await read(within: 10) {
-            Self.problem(on: workQueue, queueHeldFor: queueHold, workHeldUntil: workEnd)
+            Self.problem(on: workQueue, queueHeldFor: queueHold, workHeldUntil: workEnd, underlyingQueue: underlyingQueue)
         }
         switch problem {
         case nil: Issue.record("the check itself never ended: does main() wait for something that never comes?")
@@ -55,7 +63,7 @@ struct Exercise1Tests {
     /// can hide a `main()` that returned too early, or excuse one that returned late.
     static func problem(
         on workQueue: DispatchQueue, queueHeldFor queueHold: (queue: HeldQueue, seconds: Double)?,
-        workHeldUntil workEnd: Double
+        workHeldUntil workEnd: Double, underlyingQueue: DispatchQueue
     ) -> String? {
         let workStarted = DispatchSemaphore(value: 0)
         let workMayEnd = DispatchSemaphore(value: 0)
@@ -70,7 +78,7 @@ struct Exercise1Tests {
         // its own, not one of the few that Dispatch shares with every concurrent queue (two on
         // a two-core machine), so the work on a concurrent queue starts at once.
         let operations = OperationQueue()
-        operations.underlyingQueue = DispatchQueue(label: "exercise1-operations")
+        operations.underlyingQueue = underlyingQueue
         operations.addOperation(operation)
         defer { workMayEnd.signal() }
 

@@ -51,7 +51,7 @@ struct Exercise2Tests {
             where !operation.reads.events.contains("\(key) \(newState)") {
                 Issue.record(
                     """
-                    finish() never calls didChangeValue(forKey: "\(key)") after the change (if it calls it before, the \
+                    finish() never announces "\(key)" with didChangeValue(forKey:) after the change (if it calls it before, the \
                     queue reads the old state) (hint: "Announce each change")
                     """)
             }

@@ -64,7 +64,7 @@ struct Exercise3Tests {
             #expect(
                 operation.reads.events.contains("isFinished true"),
                 """
-                start() never calls didChangeValue(forKey: "isFinished") after setting finished, so a queue never \
+                start() never announces "isFinished" with didChangeValue(forKey:) after setting finished, so a queue never \
                 learns it: announce the change (hint: "Finish without running")
                 """)
         #else
