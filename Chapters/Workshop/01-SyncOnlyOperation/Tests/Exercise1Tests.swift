@@ -9,7 +9,8 @@ struct Exercise1Tests {
     @Test("work on a concurrent queue, held for 0.3 s: the operation finishes when the work ends, not before")
     func workOnAConcurrentQueue() async {
         await Self.check(
-            on: DispatchQueue.global(), queueHeldFor: nil, workHeldUntil: 0.3, underlyingQueue: Self.underlyingQueues[0])
+            on: DispatchQueue.global(), queueHeldFor: nil, workHeldUntil: 0.3, underlyingQueue: Self.underlyingQueues[0]
+        )
     }
 
     @Test("work on a serial queue that starts it late, held until 1.4 s: the operation finishes when the work ends")
@@ -49,7 +50,8 @@ struct Exercise1Tests {
         // The clock runs on a thread of its own: the operation's main() and its work each block
         // a thread of Dispatch's pool, which can delay the test's own tasks by a second.
         let problem = await read(within: 10) {
-            Self.problem(on: workQueue, queueHeldFor: queueHold, workHeldUntil: workEnd, underlyingQueue: underlyingQueue)
+            Self.problem(
+                on: workQueue, queueHeldFor: queueHold, workHeldUntil: workEnd, underlyingQueue: underlyingQueue)
         }
         switch problem {
         case nil: Issue.record("the check itself never ended: does main() wait for something that never comes?")
