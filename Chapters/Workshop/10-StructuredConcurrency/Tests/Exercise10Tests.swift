@@ -112,7 +112,7 @@ struct Exercise10Tests {
     func inputOrder() async throws {
         let othersDone = Counter(target: 9)  // element 0 finishes last
         let values = try await limitedMap(Array(0..<10), width: 3) { element in
-            if element == 0 { _ = await othersDone.waitForTarget(seconds: 5) } else { othersDone.increment() }
+            if element == 0 { _ = await othersDone.waitForTarget(seconds: 2) } else { othersDone.increment() }
             return element * 2
         }
         #expect(
