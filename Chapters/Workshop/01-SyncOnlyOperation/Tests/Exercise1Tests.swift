@@ -31,7 +31,7 @@ struct Exercise1Tests {
             completionRan.raise()
         }
         OperationQueue().addOperation(operation)
-        #expect(await completionRan.wait(seconds: 2), "the operation's completion block never ran: did main() return?")
+        #expect(await completionRan.wait(seconds: 5), "the operation's completion block never ran: did main() return?")
         #expect(log.events == ["work ran", "operation finished"], "the work must run before the operation finishes")
     }
 
@@ -95,7 +95,7 @@ struct Exercise1Tests {
                     """
             }
         }
-        guard workStarted.wait(timeout: .now() + 2) == .success else {
+        guard workStarted.wait(timeout: .now() + 5) == .success else {
             return "the work never started: does main() still send it to workQueue?"
         }
         Thread.sleep(forTimeInterval: max(workEnd + start.timeIntervalSinceNow, 0.3))
@@ -106,7 +106,7 @@ struct Exercise1Tests {
                 """
         }
         workMayEnd.signal()
-        guard workEnded.wait(timeout: .now() + 2) == .success else { return "the work never ended" }
+        guard workEnded.wait(timeout: .now() + 5) == .success else { return "the work never ended" }
         let deadline = Date(timeIntervalSinceNow: 0.8)
         while !operation.isFinished && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         if !operation.isFinished {

@@ -10,12 +10,12 @@ struct Exercise2Tests {
     func finishReturns() async {
         let operation = WatchedOperation()
         OperationQueue().addOperation(operation)
-        guard await operation.finishCalled.wait(seconds: 2) else {
+        guard await operation.finishCalled.wait(seconds: 5) else {
             Issue.record("the queue never called main(), so finish() was never called: does start() still call main()?")
             return
         }
         #expect(
-            await operation.finishReturned.wait(seconds: 2),
+            await operation.finishReturned.wait(seconds: 5),
             """
             deadlock: finish() never returned. Is didChangeValue called inside lock.withLock { }? Foundation reads \
             isFinished from inside it, and that getter waits for the same lock (hint: "Outside the lock").
@@ -41,7 +41,7 @@ struct Exercise2Tests {
             // said the new state, on the thread running finish(), was announced after the change.
             let operation = WatchedOperation()
             OperationQueue().addOperation(operation)
-            guard await operation.finishReturned.wait(seconds: 2) else {
+            guard await operation.finishReturned.wait(seconds: 5) else {
                 Issue.record(
                     "finish() never returned, so what it announces cannot be seen: see finishReturns (hint: \"Outside the lock\")"
                 )
@@ -61,7 +61,7 @@ struct Exercise2Tests {
             // finish() makes, with what the getters said at that moment.
             let operation = WatchedOperation()
             OperationQueue().addOperation(operation)
-            guard await operation.finishReturned.wait(seconds: 2) else {
+            guard await operation.finishReturned.wait(seconds: 5) else {
                 Issue.record(
                     "finish() never returned, so what it announces cannot be seen: see finishReturns (hint: \"Outside the lock\")"
                 )
@@ -84,7 +84,7 @@ struct Exercise2Tests {
         dependent.addDependency(greeting)
         OperationQueue().add([greeting, dependent])
 
-        let learned = await TestSupport.queueLearnsFinished(dependent, within: 2)
+        let learned = await TestSupport.queueLearnsFinished(dependent, within: 5)
         #expect(
             learned,
             """
@@ -100,7 +100,7 @@ struct Exercise2Tests {
     func stateAfterFinish() async {
         let greeting = DelayedGreeting(on: DispatchQueue.global()) { _ in }
         OperationQueue().addOperation(greeting)
-        guard await TestSupport.queueLearnsFinished(greeting, within: 2) else {
+        guard await TestSupport.queueLearnsFinished(greeting, within: 5) else {
             Issue.record(
                 "the queue never learned that the operation finished: finish() must announce \"isFinished\" (hint: \"Announce each change\")"
             )

@@ -10,7 +10,7 @@ struct Exercise3Tests {
         let operation = WatchedOperation()
         guard await Self.cancelLeavesItPending(operation) else { return }
         OperationQueue().addOperation(operation)
-        let learned = await queueLearnsFinished(operation, within: 2)
+        let learned = await queueLearnsFinished(operation, within: 5)
         #expect(
             !operation.mainRan.isRaised,
             """
@@ -85,7 +85,7 @@ struct Exercise3Tests {
         let operation = ReportingOperation(report: log.record)
         guard await Self.cancelLeavesItPending(operation) else { return }
         OperationQueue().addOperation(operation)
-        #expect(await queueLearnsFinished(operation, within: 2), "the cancelled operation never finished")
+        #expect(await queueLearnsFinished(operation, within: 5), "the cancelled operation never finished")
         #expect(log.events.isEmpty, "a cancelled operation ran its work: start() must return before main()")
     }
 
@@ -94,7 +94,7 @@ struct Exercise3Tests {
         let log = EventLog()
         let operation = ReportingOperation(report: log.record)
         OperationQueue().addOperation(operation)
-        #expect(await queueLearnsFinished(operation, within: 2), "the operation never finished")
+        #expect(await queueLearnsFinished(operation, within: 5), "the operation never finished")
         #expect(log.events == ["Executing"], "start() must still call main() when the operation is not cancelled")
     }
 
@@ -103,7 +103,7 @@ struct Exercise3Tests {
     fileprivate static func start(_ operation: WatchedOperation) async -> Bool {
         operation.announcements.start()
         defer { operation.announcements.stop() }
-        guard await blockingCall(threadMark: WatchedOperation.startingThread, within: 2, { operation.start() }) else {
+        guard await blockingCall(threadMark: WatchedOperation.startingThread, within: 5, { operation.start() }) else {
             Issue.record(
                 "start() never returned for a cancelled operation: is it waiting for a lock it holds? (hint: \"Finish without running\")"
             )
@@ -115,7 +115,7 @@ struct Exercise3Tests {
     /// Cancels `operation`, which no queue holds yet; false, with the reason recorded, if that
     /// marked it finished (a queue would then refuse it: Foundation traps).
     static func cancelLeavesItPending(_ operation: CancelAwareOperation) async -> Bool {
-        guard await completes(within: 2, { operation.cancel() }) else {
+        guard await completes(within: 5, { operation.cancel() }) else {
             Issue.record("cancel() never returned: does it wait for a lock, or for the operation to finish?")
             return false
         }

@@ -26,12 +26,12 @@ struct Exercise4Tests {
             }
         }
         queue.add(operations)
-        #expect(await firstSync.wait(seconds: 2), "the first operation's work never ran")
+        #expect(await firstSync.wait(seconds: 5), "the first operation's work never ran")
         // While the first callback is held, the second operation must not start: give it a
         // bounded moment to show whether it (wrongly) does, then let the callback run.
         let secondStartedEarly = await secondSync.wait(seconds: 0.5)
         held.release()
-        let bothFinished = await completes(within: 2) { await operations[1].untilFinished() }
+        let bothFinished = await completes(within: 5) { await operations[1].untilFinished() }
         #expect(
             !secondStartedEarly,
             """
@@ -59,7 +59,7 @@ struct Exercise4Tests {
             complete()
         }
         OperationQueue().addOperation(operation)
-        guard await queueLearnsFinished(operation, within: 2) else {
+        guard await queueLearnsFinished(operation, within: 5) else {
             Issue.record(
                 "the operation never finished: does main() give the work a callback that calls finish()? (hint: \"The callback finishes\")"
             )
@@ -82,7 +82,7 @@ struct Exercise4Tests {
             let observer = BlockOperation { finished.signal() }
             observer.addDependency(operation)
             queue.add([operation, observer])
-            return finished.wait(timeout: .now() + 2) == .success
+            return finished.wait(timeout: .now() + 5) == .success
         }
         #expect(
             finishedMeanwhile,
@@ -91,6 +91,6 @@ struct Exercise4Tests {
             queue (DispatchQueue.main, @MainActor, OperationQueue.main), which a command-line program that waits never \
             runs. Call finish() right where the callback runs (hint: "Any thread will do")
             """)
-        #expect(await drained(queue, within: 2), "the operation never finished, even once the main queue was free")
+        #expect(await drained(queue, within: 5), "the operation never finished, even once the main queue was free")
     }
 }

@@ -21,11 +21,11 @@ struct Exercise5Tests {
         }
         OperationQueue().addOperation(operation)
         #expect(await started.wait(seconds: 5), "the operation's work never started")
-        #expect(await blockingCall(within: 2) { operation.cancel() }, "cancel() never returned")
+        #expect(await blockingCall(within: 5) { operation.cancel() }, "cancel() never returned")
         #expect(
             operation.isCancelled,
             "cancel() must still call super.cancel(): isCancelled stayed false (hint: \"Forward the cancel\")")
-        guard await sleepInterrupted.wait(seconds: 2) else {
+        guard await sleepInterrupted.wait(seconds: 5) else {
             if await read({ operation.isFinished }) == true {
                 Issue.record(
                     """
@@ -42,7 +42,7 @@ struct Exercise5Tests {
             }
             return
         }
-        let finished = await queueLearnsFinished(operation, within: 2)
+        let finished = await queueLearnsFinished(operation, within: 5)
         #expect(finished, "the task was cancelled, but the operation never finished: main()'s task calls finish()")
         if finished {
             switch operation.result {
@@ -82,8 +82,8 @@ struct Exercise5Tests {
             Issue.record("the operation's work never started")
             return
         }
-        _ = await blockingCall(within: 2) { operation.cancel() }
-        guard await cleaningUp.wait(seconds: 2) else {
+        _ = await blockingCall(within: 5) { operation.cancel() }
+        guard await cleaningUp.wait(seconds: 5) else {
             cleanUpMayEnd.raise()
             Issue.record(
                 "the task went on sleeping after cancel(): cancel() must call cancel() on the task that main() stored (hint: \"Forward the cancel\")"
@@ -100,7 +100,7 @@ struct Exercise5Tests {
             it, or depends on it, goes on too early. Only the task's end finishes it; cancel() just cancels the task \
             (hint: "Only the task finishes")
             """)
-        #expect(await finished.wait(seconds: 2), "the task ended, but the operation never finished")
+        #expect(await finished.wait(seconds: 5), "the task ended, but the operation never finished")
         if case .failure(let error)? = operation.result, error is CancellationError {
         } else {
             Issue.record(
@@ -111,7 +111,7 @@ struct Exercise5Tests {
     @Test("an operation that is not cancelled returns its value")
     func value() async throws {
         let operation = AsyncWorkOperation { 6 * 7 }
-        #expect(await OperationQueue().runs(operation, within: 2), "the operation never finished")
+        #expect(await OperationQueue().runs(operation, within: 5), "the operation never finished")
         #expect(try operation.result?.get() == 42)
     }
 }

@@ -61,7 +61,7 @@ struct Exercise8Tests {
             calls.increment()
             if calls.value == 1 { operation.complete() }  // a second callback, from inside the completion
         }
-        let returned = await blockingCall(within: 2) { operation.complete() }
+        let returned = await blockingCall(within: 5) { operation.complete() }
         #expect(
             returned,
             """
@@ -110,29 +110,37 @@ struct Exercise8Tests {
             print(problemMark + "the completions never returned: a deadlock? (hint: \"Outside the lock\")")
             exit(EXIT_SUCCESS)
         }.start()
-        if let problem = raceProblem(seconds: 1.5) {
+        if let problem = raceProblem(together: 1_000, seconds: 3.5) {
             print(problemMark + "\(problem) (hint: \"One lock for everything\")")
         }
         exit(EXIT_SUCCESS)
     }
 
-    /// Coordinates a few operations again and again for `seconds`, each time delivering their
-    /// completions from two or four threads that start at the same instant (small runs: their
-    /// last completions then come at the same moment), then 1,000 operations once. What went
-    /// wrong the first time something did, or nil. A race that a run happens to miss shows in
-    /// one of the next: hundreds of runs each time.
-    static func raceProblem(seconds: Double) -> String? {
-        let lines = [StartingLine(threads: 2), StartingLine(threads: 4)]
+    /// Coordinates operations again and again, each time delivering their completions from
+    /// threads that start at the same instant, then 1,000 operations once. What went wrong the
+    /// first time something did, or nil. Mostly 1,024 operations on eight threads; now and
+    /// then a few operations on two or four threads, whose last completions come at the same
+    /// moment.
+    ///
+    /// A race shows only while two threads really run at once, which a busy machine may not
+    /// grant for seconds: the runs go on until `together` completions were delivered while
+    /// another thread was delivering too (`StartingLine` counts them), or `seconds` passed.
+    static func raceProblem(together: Int, seconds: Double) -> String? {
+        let lines = [StartingLine(threads: 2), StartingLine(threads: 4), StartingLine(threads: 8)]
+        let kinds = [
+            (lines[2], 1_024), (lines[0], 8), (lines[2], 1_024), (lines[1], 4), (lines[2], 1_024), (lines[2], 64),
+        ]
         let deadline = Date(timeIntervalSinceNow: seconds)
         var run = 0
-        repeat {
-            for (line, count) in [(lines[0], 8), (lines[1], 8), (lines[0], 64), (lines[1], 4)] {
-                run += 1
-                if let problem = problemCoordinating(count, on: line) {
-                    return "run \(run) (\(count) operations, \(line.threads) threads at once): \(problem)"
-                }
+        var concurrent = 0
+        while concurrent < together && Date() < deadline {
+            let (line, count) = kinds[run % kinds.count]
+            run += 1
+            if let problem = problemCoordinating(count, on: line) {
+                return "run \(run) (\(count) operations, \(line.threads) threads at once): \(problem)"
             }
-        } while Date() < deadline
+            concurrent += line.concurrentStamps()
+        }
         return problemCoordinating(1_000, on: lines[1]).map { "1,000 operations, 4 threads at once: \($0)" }
     }
 
@@ -148,6 +156,7 @@ struct Exercise8Tests {
         line.run { thread in
             for index in stride(from: count - 1 - thread, through: 0, by: -line.threads) {
                 operations[index].complete()
+                line.stamp(thread)
             }
         }
         // The completion runs on the thread that delivered the last operation's completion,
@@ -199,17 +208,29 @@ private final class HeldOperation: CoordinatedOperation, @unchecked Sendable {
 /// Threads that run a job at the same instant: each waits for its turn, then spins until a
 /// moment a little ahead, the same for all, so that they start within microseconds of each
 /// other. They live as long as the process (an exit test's).
+///
+/// The job stamps the time of each step (`stamp`); `concurrentStamps` then tells how many steps
+/// were taken while another thread was running too — between two of its steps less than
+/// 20 µs apart. On a busy machine the threads often take turns on one processor instead.
 final class StartingLine: @unchecked Sendable {
     // @unchecked Sendable: `job` and `startTime` are written before the threads are signalled
-    // and read after, so every write happens before the reads that follow it.
+    // and read after; each thread writes only its own stamps and count, which are read (and
+    // reset) once every thread has signalled `finished`. Every write happens before its reads.
     let threads: Int
     private var job: (@Sendable (Int) -> Void)?
     private var startTime: UInt64 = 0
     private let turns: [DispatchSemaphore]
     private let finished = DispatchSemaphore(value: 0)
+    /// `capacity` stamps per thread, and how many each has taken; kept for good.
+    private let capacity = 2_048
+    private let stamps: UnsafeMutablePointer<UInt64>
+    private let counts: UnsafeMutablePointer<Int>
 
     init(threads: Int) {
         self.threads = threads
+        stamps = .allocate(capacity: threads * capacity)
+        counts = .allocate(capacity: threads)
+        counts.initialize(repeating: 0, count: threads)
         turns = (0..<threads).map { _ in DispatchSemaphore(value: 0) }
         for thread in 0..<threads {
             Thread { [self] in
@@ -225,9 +246,38 @@ final class StartingLine: @unchecked Sendable {
 
     /// Runs `job(0)`, `job(1)`... on the threads at once, and returns when all have returned.
     func run(_ job: @escaping @Sendable (Int) -> Void) {
+        for thread in 0..<threads { counts[thread] = 0 }
         self.job = job
-        startTime = DispatchTime.now().uptimeNanoseconds + 300_000
+        startTime = DispatchTime.now().uptimeNanoseconds + 200_000
         for turn in turns { turn.signal() }
         for _ in turns { finished.wait() }
+    }
+
+    /// Called by the job on `thread`: the time of one step.
+    func stamp(_ thread: Int) {
+        let taken = counts[thread]
+        guard taken < capacity else { return }
+        stamps[thread * capacity + taken] = DispatchTime.now().uptimeNanoseconds
+        counts[thread] = taken + 1
+    }
+
+    /// How many steps of the last run were taken while another thread was running too.
+    func concurrentStamps() -> Int {
+        // Each thread's running spans: between two of its steps less than 20 µs apart.
+        var spans: [[(UInt64, UInt64)]] = []
+        for thread in 0..<threads {
+            let own = UnsafeBufferPointer(start: stamps + thread * capacity, count: counts[thread])
+            spans.append(zip(own, own.dropFirst()).filter { $1 - $0 < 20_000 })
+        }
+        var concurrent = 0
+        for thread in 0..<threads {
+            for step in UnsafeBufferPointer(start: stamps + thread * capacity, count: counts[thread]) {
+                let alongside = spans.indices.contains { other in
+                    other != thread && spans[other].contains { $0.0 <= step && step <= $0.1 }
+                }
+                if alongside { concurrent += 1 }
+            }
+        }
+        return concurrent
     }
 }

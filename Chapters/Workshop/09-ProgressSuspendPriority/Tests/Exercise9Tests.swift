@@ -49,7 +49,7 @@ struct Exercise9Tests {
         }
         parent.cancel()
         // Foundation may call the cancellation handler on another thread: look for a while.
-        let deadline = ContinuousClock.now + .seconds(2)
+        let deadline = ContinuousClock.now + .seconds(5)
         while !operation.isCancelled && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(5))
         }
@@ -61,7 +61,7 @@ struct Exercise9Tests {
             cancelling the parent progress should cancel the operation: give progress a cancellationHandler that \
             cancels it (hint: "Cancelling the progress")
             """)
-        guard await queueLearnsFinished(operation, within: 2) else {
+        guard await queueLearnsFinished(operation, within: 5) else {
             Issue.record(
                 "the operation never finished: does main() still call finish() when it stops early? (break, not return)"
             )
@@ -78,7 +78,7 @@ struct Exercise9Tests {
         parent.addChild(operation.progress, withPendingUnitCount: 1)
         parent.cancel()
         // Foundation may call the cancellation handler on another thread: look for a while.
-        let deadline = ContinuousClock.now + .seconds(2)
+        let deadline = ContinuousClock.now + .seconds(5)
         while !operation.isCancelled && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(5))
         }
@@ -91,7 +91,7 @@ struct Exercise9Tests {
                 """)
             return
         }
-        #expect(await OperationQueue().runs(operation, within: 2), "the cancelled operation never finished")
+        #expect(await OperationQueue().runs(operation, within: 5), "the cancelled operation never finished")
         #expect(steps.events.isEmpty, "a cancelled operation ran steps \(steps.events)")
     }
 
@@ -103,9 +103,9 @@ struct Exercise9Tests {
             let operation = ReportingOperation(steps: 2) { _ in }
             weakOperation = operation
             parent.addChild(operation.progress, withPendingUnitCount: 1)
-            #expect(await OperationQueue().runs(operation, within: 2), "the operation never finished")
+            #expect(await OperationQueue().runs(operation, within: 5), "the operation never finished")
         }
-        let deadline = ContinuousClock.now + .seconds(2)  // the queue lets go of it on its own thread
+        let deadline = ContinuousClock.now + .seconds(5)  // the queue lets go of it on its own thread
         while weakOperation != nil && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
         #expect(
             weakOperation == nil,
@@ -145,7 +145,7 @@ struct Exercise9Tests {
             operation.completionBlock = { finished.signal() }
             operation.cancel()
             OperationQueue().addOperation(operation)
-            _ = finished.wait(timeout: .now() + 2)
+            _ = finished.wait(timeout: .now() + 5)
         }
         Thread.sleep(forTimeInterval: 0.2)  // the queue lets go of the operation on its own thread
         parent.cancel()

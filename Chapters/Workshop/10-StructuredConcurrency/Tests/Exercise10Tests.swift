@@ -22,7 +22,7 @@ struct Exercise10Tests {
             }
             finished.raise()
         }
-        guard await twoStarted.waitForTarget(seconds: 2) else {
+        guard await twoStarted.waitForTarget(seconds: 5) else {
             Issue.record("two children never started: start the first `width` before waiting")
             return
         }
@@ -59,7 +59,7 @@ struct Exercise10Tests {
             finished.raise()
         }
         defer { for flag in mayEnd { flag.raise() } }
-        guard await Self.until(seconds: 2, { starts.events.count >= 2 }) else {
+        guard await Self.until(seconds: 5, { starts.events.count >= 2 }) else {
             Issue.record(
                 "two children never started: start the first `width` before waiting (hint: \"Start width, then one per finished\")"
             )
@@ -76,7 +76,7 @@ struct Exercise10Tests {
             }
             ended.insert(ending)
             mayEnd[ending].raise()
-            guard await Self.until(seconds: 2, { starts.events.count > started }) else {
+            guard await Self.until(seconds: 5, { starts.events.count > started }) else {
                 Issue.record(
                     """
                     element \(ending) finished while element \(other) still ran, but no other element started: waiting \
@@ -95,7 +95,7 @@ struct Exercise10Tests {
             }
         }
         for flag in mayEnd { flag.raise() }
-        #expect(await finished.wait(seconds: 2), "limitedMap never returned")
+        #expect(await finished.wait(seconds: 5), "limitedMap never returned")
     }
 
     /// True once `condition` holds, false if `seconds` pass first.
