@@ -15,8 +15,10 @@ let chapters: [Target] =
     + chapter(5, "05-TaskOperation", library: "TaskOperations", uses: ["AsyncOperations"])
     + chapter(6, "06-ResultOperation", library: "ResultOperations", uses: ["AsyncOperations", "ManualState"])
     + chapter(7, "07-ChainedOperations", library: "ChainedOperations", uses: ["AsyncOperations", "ResultOperations"])
-    // Chapter 8 needs no OperationQueue, and no base operation.
-    + chapter(8, "08-Coordinators", library: "Coordinators")
+    // Chapter 8 needs no OperationQueue, and no base operation. The article's own code is a module of
+    // its own (its protocol is named `Operation`, like Foundation's), which chapter 8 also runs.
+    + library("PopularCoordinators", in: "08-Coordinators")
+    + chapter(8, "08-Coordinators", library: "Coordinators", showing: ["PopularCoordinators"])
     + chapter(9, "09-ProgressSuspendPriority", library: "SteppedWork", uses: ["AsyncOperations", "TaskOperations"])
     + chapter(10, "10-StructuredConcurrency", library: "StructuredConcurrency", uses: ["TaskOperations"])
 
@@ -28,19 +30,34 @@ let supportAndTests: [Target] =
         .executableTarget(
             name: "benchmark",
             dependencies: [
-                "AsyncOperations", "ManualState", "TaskOperations", "Coordinators", "StructuredConcurrency",
+                "AsyncOperations", "ManualState", "CompletionOperations", "TaskOperations", "Coordinators",
+                "StructuredConcurrency",
             ],
             path: "Scripts/Sources/Benchmark"
         ),
         // Scripts/measure-stall: what blocking the cooperative thread pool costs (chapter 5).
         .executableTarget(name: "cooperative-stall", path: "Scripts/Sources/CooperativeStall"),
+        // Chapter 5: the article's call site, the same lines in both language modes (its tests run them).
+        .executableTarget(
+            name: "chapter5-article-swift6", dependencies: ["TaskOperations", "ChapterSupport"],
+            path: "Chapters/05-TaskOperation/article-swift6"),
+        .executableTarget(
+            name: "chapter5-article-swift5", dependencies: ["TaskOperations", "ChapterSupport"],
+            path: "Chapters/05-TaskOperation/article-swift5", swiftSettings: [.swiftLanguageMode(.v5)]),
+        // Scripts/workshop runs the workshop's runner; its decisions, in WorkshopKit, are tested
+        // on recorded runs by WorkshopKitTests.
+        .target(name: "WorkshopKit", path: "Scripts/Sources/WorkshopKit"),
+        .executableTarget(
+            name: "workshop-runner", dependencies: ["WorkshopKit"], path: "Scripts/Sources/WorkshopRunner"),
+        .testTarget(name: "WorkshopKitTests", dependencies: ["WorkshopKit"], exclude: ["Fixtures"]),
         // Bounded, non-blocking waits shared by the tests and the workshop's (Chapters/Workshop).
         .target(name: "TestSupport", dependencies: ["AsyncOperations", "TaskOperations"], path: "Tests/TestSupport"),
         .testTarget(
             name: "PlaygroundTests",
             dependencies: [
                 "OperationBasics", "SyncOnly", "ManualState", "AsyncOperations", "Cancellation", "CompletionOperations",
-                "TaskOperations", "ResultOperations", "ChainedOperations", "Coordinators", "SteppedWork",
+                "TaskOperations", "ResultOperations", "ChainedOperations", "Coordinators", "PopularCoordinators",
+                "SteppedWork",
                 "StructuredConcurrency", "TestSupport",
             ]
         ),
@@ -60,12 +77,15 @@ let package = Package(
 )
 
 /// A chapter: its library in Chapters/<folder>/<library>, and its executable `chapterN` in
-/// Chapters/<folder>/chapterN, which tells the chapter's story with that library.
-func chapter(_ number: Int, _ folder: String, library name: String, uses: [String] = []) -> [Target] {
+/// Chapters/<folder>/chapterN, which tells the chapter's story with that library (and with the
+/// libraries in `showing`, if it also runs an article's own code).
+func chapter(
+    _ number: Int, _ folder: String, library name: String, uses: [String] = [], showing: [String] = []
+) -> [Target] {
     library(name, in: folder, uses: uses) + [
         .executableTarget(
             name: "chapter\(number)",
-            dependencies: [.target(name: name), "ChapterSupport"],
+            dependencies: [.target(name: name), "ChapterSupport"] + showing.map { .target(name: $0) },
             path: "Chapters/\(folder)/chapter\(number)"
         )
     ]

@@ -11,6 +11,19 @@ import Foundation
     fflush(nil)  // nil: all output streams; `stdout` itself is a global var Swift 6 rejects
 }
 
+/// For a program that prints with plain `print` while a test reads its output, and that may
+/// hang: standard output is then a file, which holds what is printed until its buffer fills
+/// (a program that printed and then hung would look silent). A thread of its own flushes it
+/// every `seconds`, so every line reaches the file.
+public func flushOutputPeriodically(every seconds: Double = 0.05) {
+    Thread.detachNewThread {
+        while true {
+            fflush(nil)  // nil: all output streams, as in say(_:)
+            Thread.sleep(forTimeInterval: seconds)
+        }
+    }
+}
+
 /// Prints a chapter section's heading, after a blank line unless it is the first one.
 /// (Main-actor isolated like the top-level code that calls it, which makes the flag safe.)
 @MainActor public func heading(_ title: String) {

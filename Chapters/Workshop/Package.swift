@@ -8,9 +8,11 @@
 // Each exercise lives in a folder named like its chapter, e.g. 02-ManualState/:
 //   Exercise2/<One>.swift   the stub the learner completes (one file)
 //   Tests/                  its tests, @Suite("Exercise 2 — ...")
-//   Reference/              Stub.swift (a copy of the stub), Solution.swift, Hint.md, Stuck.md
+//   Reference/              Stub.swift (a copy of the stub), Solution.swift, Hint.md, and what a
+//                           hang (Stuck.md: ## Waiting, ## Busy) or a crash (Crash.md) means here
 //   WrongAnswers/, Alternatives/   replacements of the stub that must fail / must pass
-// To add one: the folder, and a line below.
+// To add one: the folder, its scheme in .swiftpm/xcode/xcshareddata/xcschemes/, and a line
+// below. `Scripts/workshop verify` checks that each part is there.
 import PackageDescription
 
 // Scripts/workshop sets WORKSHOP_ONLY (for example "5", or "2,5") to build and test just those

@@ -58,10 +58,19 @@ heading("A serial queue: maxConcurrentOperationCount = 1")
 let serial = OperationQueue()
 serial.maxConcurrentOperationCount = 1
 let serialGauge = WidthGauge()
+// Step 1 waits for another step to start. Only a wider queue could start one while step 1
+// runs, so on this queue the wait always runs out: 0.3 s, a bound (the same with
+// CHAPTER_PACING=0), not pacing. On a wider queue, the gauge below would count 3.
+let anotherStepStarted = DispatchSemaphore(value: 0)
 for step in 1...3 {
     serial.addOperation {
         serialGauge.measure {
             say("step \(step)")
+            if step == 1 {
+                _ = anotherStepStarted.wait(timeout: .now() + 0.3)
+            } else {
+                anotherStepStarted.signal()
+            }
             pace(0.1)
         }
     }

@@ -6,12 +6,13 @@ import SyncOnly
 
 // The asynchronous work of this chapter runs on `heldWork`, a serial queue that we keep
 // suspended until the OperationQueue says it is done. So the order printed below is caused
-// by the bug, not by a sleep: an OperationQueue that waited for the asynchronous work
-// would never be done, and this program would stop with "Gave up ..." instead.
+// by the bug, not by a sleep. An OperationQueue that waited for the asynchronous work would
+// never be done: the waits below have no time limit, so this program would hang (the tests
+// run the same scenes with bounded waits, and fail instead).
 let heldWork = DispatchQueue(label: "chapter1.held-async-work")
 
 heading("An asynchronous operation, added with waitUntilFinished: true")
-heldWork.suspend()
+heldWork.suspend()  // the asynchronous work waits here until the queue has reported finished
 let executed = DispatchSemaphore(value: 0)
 let operation = SyncOnlyOperation(after: Pacing.delay(0.5), on: heldWork) {
     say("Executing")
@@ -21,7 +22,7 @@ let queue = OperationQueue()
 queue.addOperations([operation], waitUntilFinished: true)
 say("Finish Execution")
 say("The queue says isFinished = \(operation.isFinished), but the work has not run yet.")
-heldWork.resume()
+heldWork.resume()  // only now can "Executing" be printed
 waitOrExit(executed, for: "the asynchronous work")
 
 heading("Two sync-then-async closures on a serial queue")

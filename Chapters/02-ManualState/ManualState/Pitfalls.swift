@@ -26,15 +26,24 @@ public class LockedFlagsOperation: Operation, @unchecked Sendable {
 
 /// Announces its changes while still holding the lock that its getters take.
 ///
-/// On Linux, `didChangeValue(forKey: "isFinished")` reads `isFinished` before it returns;
-/// the getter waits for the lock that `finish()` is holding, and the thread that called
-/// `finish()` never comes back. On Darwin, key-value observing does the same read.
+/// On Linux, `didChangeValue(forKey: "isExecuting")` — the first of the two announcements in
+/// `finish()` — reads `isExecuting` before it returns; the getter waits for the lock that
+/// `finish()` is holding, and the thread that called `finish()` never comes back. It never
+/// reaches the "isFinished" announcement. On Darwin, key-value observers read the getters
+/// the same way (inferred from how observing works; not run on a Mac).
 public final class NotifyingUnderLockOperation: LockedFlagsOperation, @unchecked Sendable {
-    // @unchecked Sendable: adds only a `let` to the superclass, whose flags are locked.
+    // @unchecked Sendable: adds only `let`s to the superclass, whose flags are locked.
+    private let announcing: @Sendable (String) -> Void
     private let finishReturned: @Sendable () -> Void
 
-    /// - Parameter finishReturned: called after `finish()` returns — which it never does.
-    public init(finishReturned: @escaping @Sendable () -> Void) {
+    /// - Parameters:
+    ///   - announcing: called with the key just before each `didChangeValue(forKey:)`.
+    ///   - finishReturned: called after `finish()` returns — which it never does.
+    public init(
+        announcing: @escaping @Sendable (String) -> Void = { _ in },
+        finishReturned: @escaping @Sendable () -> Void
+    ) {
+        self.announcing = announcing
         self.finishReturned = finishReturned
     }
 
@@ -53,26 +62,36 @@ public final class NotifyingUnderLockOperation: LockedFlagsOperation, @unchecked
         willChangeValue(forKey: "isFinished")
         executing = false
         finished = true
-        didChangeValue(forKey: "isExecuting")
-        didChangeValue(forKey: "isFinished")  // deadlock: reads isFinished, which needs `lock`
+        announcing("isExecuting")
+        didChangeValue(forKey: "isExecuting")  // deadlock: reads isExecuting, which needs `lock`
+        announcing("isFinished")
+        didChangeValue(forKey: "isFinished")
     }
 }
 
 /// Finishes without announcing "isFinished": its `isFinished` turns true, but nobody is told.
 ///
-/// The queue checked `isFinished` once, right after `start()` returned, and saw false. From
-/// then on it waits for a "isFinished" notification that never comes: the operation stays
-/// in the queue, its dependents are never ready, `waitUntilFinished()` never returns.
+/// On Linux the queue checks `isFinished` once, right after `start()` returned, and sees
+/// false. From then on it waits for a "isFinished" notification that never comes: the
+/// operation stays in the queue, its dependents are never ready, and
+/// `waitUntilAllOperationsAreFinished()` never returns. (`waitUntilFinished()` on the
+/// operation itself reads the flag, and returns.)
 public final class SilentFinishOperation: LockedFlagsOperation, @unchecked Sendable {
     // @unchecked Sendable: adds only `let`s to the superclass, whose flags are locked.
     private let workQueue: DispatchQueue
+    private let started: @Sendable () -> Void
     private let workDone: @Sendable () -> Void
 
     /// - Parameters:
     ///   - workQueue: where the asynchronous work runs.
+    ///   - started: called at the end of `start()`, once the work is scheduled.
     ///   - workDone: called once the work has run and the flags say finished.
-    public init(on workQueue: DispatchQueue = .global(), workDone: @escaping @Sendable () -> Void) {
+    public init(
+        on workQueue: DispatchQueue = .global(), started: @escaping @Sendable () -> Void = {},
+        workDone: @escaping @Sendable () -> Void
+    ) {
         self.workQueue = workQueue
+        self.started = started
         self.workDone = workDone
     }
 
@@ -89,6 +108,7 @@ public final class SilentFinishOperation: LockedFlagsOperation, @unchecked Senda
             // And its partner: self.didChangeValue(forKey: "isFinished")
             self.workDone()
         }
+        started()
     }
 
     /// The forgotten announcement, so that a test can release the queue afterwards.

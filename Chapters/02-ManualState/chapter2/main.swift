@@ -4,8 +4,14 @@ import Dispatch
 import Foundation
 import ManualState
 
-heading("The delayed print, now on ManualStateOperation")
+heading("The post's AsyncOperation: a concurrent queue, barrier writes")
 let queue = OperationQueue()
+// The post's example as its call site runs it: start() prints "Starting", main() "Executing".
+let articleOperation = ConcurrentSolutionsPost.ExampleOperation(delay: Pacing.delay(0.5))
+queue.addOperations([articleOperation], waitUntilFinished: true)  // returns only after finish()
+say("Operations finished")
+
+heading("The delayed print, now on ManualStateOperation")
 let operation = DelayedPrintOperation(after: Pacing.delay(0.5), report: say)
 queue.addOperations([operation], waitUntilFinished: true)  // returns only after finish()
 say("Operations finished")

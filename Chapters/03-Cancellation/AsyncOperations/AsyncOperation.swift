@@ -11,12 +11,22 @@ import Foundation
 /// What it guarantees:
 /// - **Cancelled before it starts:** `start()` moves it straight to finished without
 ///   calling `main()` (Foundation requires finished = true, executing = false even then).
-///   It then stays alive until its dependencies have finished: Foundation keeps the
-///   operations that depend on an operation as *unretained* pointers, and one freed while
-///   its dependency still runs makes that dependency crash when it finishes.
+///   It then stays alive until its dependencies have finished — the barrier blocks of its
+///   queue included: Foundation keeps the operations that depend on an operation as
+///   *unretained* pointers, and one freed while its dependency still runs makes that
+///   dependency crash when it finishes (`keepAliveUntilDependenciesFinish(in:)`).
 /// - **Starts once.** A second `start()` does nothing, whatever happened in between.
-///   Starting an operation that is not ready (a dependency has not finished) traps, as
-///   Foundation's own `start()` does.
+///   Started by hand before its dependencies have finished, it traps, as Foundation's own
+///   `start()` does. Started by its queue after a dependency was added too late (Apple: a
+///   dependency added after the operation was queued may not prevent it from running), it
+///   runs, as Foundation's own operations do, and stays alive until that dependency finished
+///   — as it does for a dependency added once it has started, or finished. The two are told apart by `OperationQueue.current`: a start by hand from a queue's
+///   thread, or from the main thread (the main queue's), is taken for the queue's and runs.
+/// - **Only its queue starts an operation in a queue.** On Linux, a queue that starts an
+///   operation already started by hand traps, naming the mistake. An operation started by
+///   hand while it waits in a (suspended) queue cannot be told apart from one in no queue:
+///   Foundation prints "went isFinished=YES without being started by the queue it is in",
+///   and its queue may crash later. Never call `start()` on an operation you have queued.
 /// - **Finishes once.** Only an executing operation can finish; a second `finish()`, or one
 ///   before `start()`, does nothing, not even post a notification. In particular `cancel()`
 ///   never marks a pending operation finished — the mistake that makes Foundation print
@@ -29,19 +39,54 @@ import Foundation
 /// - **Thread-safe.** The state lives behind an `NSLock`; the notifications are posted
 ///   outside the lock, because Foundation reads the getters from inside `didChangeValue`.
 open class AsyncOperation: Operation, @unchecked Sendable {
-    // @unchecked Sendable: all mutable state (`state`, `isChanging`, `isFinishing`,
-    // `cancelled`, `cancelHandlers`) is only read or written under `lock`.
-    private enum State {
-        case ready, executing, finished
+    // @unchecked Sendable: all mutable state (`state`, `cancelled`, `cancelHandlers`) is only
+    // read or written under `lock`.
+
+    /// Where the operation is in its life. Only `enter(_:)` changes it, along these arrows:
+    ///
+    ///     ready ─start()─▶ starting ─"isExecuting" stored─▶ executing ─finish()─▶ finishing(executing: true)
+    ///     ready ─start(), cancelled─▶ finishing(executing: false)
+    ///     finishing ─"isFinished" stored─▶ finished(announced: false) ─queue told─▶ finished(announced: true)
+    ///
+    /// `starting` and `finishing` are claims: the one caller that made the claim announces the
+    /// change, and no other `start()` or `finish()` does anything meanwhile.
+    private enum State: Equatable {
+        /// Not started. A `cancel()` makes `start()` finish it without calling `main()`.
+        case ready
+        /// `start()` claimed the run and is announcing "isExecuting".
+        case starting
+        /// `main()` runs (or is about to); the first `finish()` claims the end.
+        case executing
+        /// A finish was claimed: `willFinish()` runs, `cancel()` changes nothing from here on.
+        /// `executing`: whether the operation ran (`isExecuting` stays true until "finished").
+        case finishing(executing: Bool)
+        /// `isFinished` is true. `announced`: Foundation has been told (its `didChangeValue`
+        /// returned: dependents updated, the queue informed).
+        case finished(announced: Bool)
+
+        /// The arrows above: the changes `enter(_:)` allows.
+        func mayBecome(_ next: State) -> Bool {
+            switch (self, next) {
+            case (.ready, .starting), (.ready, .finishing(executing: false)), (.starting, .executing),
+                (.executing, .finishing(executing: true)), (.finishing, .finished(announced: false)),
+                (.finished(announced: false), .finished(announced: true)):
+                true
+            default:
+                false
+            }
+        }
+
+        /// Whether a `cancel()` still counts: not once finishing has begun.
+        var acceptsCancel: Bool {
+            switch self {
+            case .ready, .starting, .executing: true
+            case .finishing, .finished: false
+            }
+        }
     }
 
     private let lock = NSLock()
     private var state = State.ready
-    /// True while one caller announces a change: it claimed the change, so no other caller
-    /// announces anything until the new state is stored.
-    private var isChanging = false
-    /// True from the moment a finish is claimed; `cancel()` changes nothing from then on.
-    private var isFinishing = false
     private var cancelled = false
     /// Run by the first effective `cancel()`; dropped when the operation finishes.
     private var cancelHandlers: [@Sendable () -> Void] = []
@@ -55,9 +100,27 @@ open class AsyncOperation: Operation, @unchecked Sendable {
     public override init() {}
 
     open override var isAsynchronous: Bool { true }
-    open override var isExecuting: Bool { lock.withLock { state == .executing } }
-    open override var isFinished: Bool { lock.withLock { state == .finished } }
+    open override var isExecuting: Bool {
+        lock.withLock {
+            switch state {
+            case .executing, .finishing(executing: true): true
+            default: false
+            }
+        }
+    }
+    open override var isFinished: Bool {
+        lock.withLock {
+            if case .finished = state { return true }
+            return false
+        }
+    }
     open override var isCancelled: Bool { lock.withLock { cancelled } }
+
+    /// The one place where `state` changes. Call it under `lock`.
+    private func enter(_ next: State) {
+        assert(state.mayBecome(next), "\(type(of: self)): no way from \(state) to \(next)")
+        state = next
+    }
 
     /// Runs `main()`, or finishes at once if the operation was cancelled before it started.
     ///
@@ -66,35 +129,73 @@ open class AsyncOperation: Operation, @unchecked Sendable {
     /// `isCancelled` here themselves: a `cancel()` can land between their look and this one.
     open override func start() {
         // Not super.start(): Operation.start() would mark us finished when main() returns.
-        let ready = isReady  // Foundation's lock, not ours: read before taking ours
-        enum Next { case nothing, finishCancelled, run, notReady }
+        enum Next {
+            case secondStart(State)
+            case finishCancelled
+            case run
+        }
         // One look, under the lock, decides: a cancel() that lands after it is main()'s to handle.
         let next: Next = lock.withLock {
-            guard state == .ready, !isChanging else { return .nothing }  // a second start()
+            guard state == .ready else { return .secondStart(state) }
             if cancelled {
-                isChanging = true
-                isFinishing = true
+                enter(.finishing(executing: false))
                 return .finishCancelled
             }
-            guard ready else { return .notReady }
-            isChanging = true
+            enter(.starting)
             return .run
         }
         switch next {
-        case .nothing:
-            return
-        case .notReady:
-            preconditionFailure("\(self) was started before its dependencies finished")
+        case .secondStart(let seen):
+            checkSecondStart(seen)
         case .finishCancelled:
             cancelledBeforeStart()
-            keepAliveUntilDependenciesFinish()
+            keepAliveUntilDependenciesFinish(in: OperationQueue.current)
             willFinish()
-            announce(.finished, Self.finishedKey)
+            announce(Self.finishedKey, storing: .finished(announced: false))
         case .run:
-            announce(.executing, Self.executingKey)
+            // Read after the claim: a dependency added from here on is addDependency(_:)'s to
+            // handle, one added before shows here. (Foundation's lock: not under ours.)
+            if !isReady { startedBeforeDependenciesFinished() }
+            announce(Self.executingKey, storing: .executing)
             // A finish() that came while "isExecuting" was announced ends it before main().
-            if lock.withLock({ state == .executing && !isFinishing }) { main() }
+            if lock.withLock({ state == .executing }) { main() }
         }
+    }
+
+    /// A start while a dependency has not finished. By hand, it is a mistake, which Foundation's
+    /// own `start()` traps on too. From the queue (the dependency was added after the queue had
+    /// picked the operation), the operation runs, as Foundation's own do — and the dependency,
+    /// which holds it unretained, must not outlive it.
+    private func startedBeforeDependenciesFinished() {
+        // A queue's thread knows its queue; a call by hand from a plain thread has none.
+        guard let queue = OperationQueue.current else {
+            preconditionFailure("\(self) was started before its dependencies finished")
+        }
+        keepAliveUntilDependenciesFinish(in: queue)
+    }
+
+    /// A second `start()` does nothing — unless, on Linux, it comes from a queue that picked the
+    /// operation before someone started it by hand. Foundation then sets its own state of the
+    /// operation back from finished to starting, which nothing else does; left alone, the queue
+    /// would finish it a second time (its completion block runs twice).
+    private func checkSecondStart(_ seen: State) {
+        #if os(Linux)
+            if seen == .finished(announced: true) && !super.isFinished && !super.isExecuting {
+                preconditionFailure(
+                    "\(self) was started by hand while a queue held it: only its queue starts an operation in a queue")
+            }
+        #endif
+    }
+
+    /// Adds a dependency, as Foundation does. Once the operation has started, the dependency can
+    /// no longer hold it back (Apple: a dependency added after the operation was queued may not
+    /// prevent it from running), but Foundation still makes the dependency hold it, unretained,
+    /// until the dependency finishes: so the operation stays alive until then.
+    open override func addDependency(_ operation: Operation) {
+        super.addDependency(operation)
+        // After Foundation's: a start() that claims the run later reads isReady, and sees it.
+        let started = lock.withLock { state != .ready }
+        if started { keepAliveUntilDependenciesFinish(in: nil) }
     }
 
     /// Called by `start()` instead of `main()` when the operation was cancelled before it
@@ -120,21 +221,20 @@ open class AsyncOperation: Operation, @unchecked Sendable {
     /// trap, and finish through their own `finish(with:)`.
     open func finish() {
         let claimed = lock.withLock {
-            guard state == .executing, !isChanging else { return false }
-            isChanging = true
-            isFinishing = true
+            guard state == .executing else { return false }
+            enter(.finishing(executing: true))
             return true
         }
         guard claimed else { return }
         willFinish()
-        announce(.finished, Self.bothKeys)
+        announce(Self.bothKeys, storing: .finished(announced: false))
     }
 
     /// Marks the operation cancelled, unless it is already finishing, and runs the handlers
     /// registered with `onCancel(_:)`, once.
     open override func cancel() {
         let handlers: [@Sendable () -> Void]? = lock.withLock {
-            guard !cancelled, !isFinishing else { return nil }
+            guard !cancelled, state.acceptsCancel else { return nil }
             cancelled = true
             defer { cancelHandlers = [] }
             return cancelHandlers
@@ -153,14 +253,15 @@ open class AsyncOperation: Operation, @unchecked Sendable {
     public final func onCancel(_ handler: @escaping @Sendable () -> Void) {
         let runNow = lock.withLock {
             if cancelled { return true }
-            if !isFinishing { cancelHandlers.append(handler) }
+            if state.acceptsCancel { cancelHandlers.append(handler) }
             return false
         }
         if runNow { handler() }
     }
 
-    /// Stores the state that the caller claimed (`isChanging`), announcing `keys` around it,
-    /// and drops the cancellation handlers once finished.
+    /// Stores the state that the caller claimed (`starting` or `finishing`), announcing `keys`
+    /// around it; once finished, drops the cancellation handlers and records that Foundation
+    /// was told.
     ///
     /// The lock is never held while announcing: on Linux `didChangeValue(forKey:)` drives the
     /// queue (there is no key-value observing) and reads `isFinished`/`isExecuting` before it
@@ -168,43 +269,16 @@ open class AsyncOperation: Operation, @unchecked Sendable {
     /// announce `willChange` and store the new state, announce `didChange`. Only the caller
     /// that claimed the change announces anything: a second `finish()` posts nothing at all,
     /// whether it comes later or at the same moment from another thread.
-    private func announce(_ newState: State, _ keys: [String]) {
+    private func announce(_ keys: [String], storing newState: State) {
         for key in keys { willChangeValue(forKey: key) }
         let dropped: [@Sendable () -> Void] = lock.withLock {
-            state = newState
-            isChanging = false
-            guard newState == .finished else { return [] }
+            enter(newState)
+            guard case .finished = newState else { return [] }
             defer { cancelHandlers = [] }
             return cancelHandlers
         }
         for key in keys { didChangeValue(forKey: key) }
+        if case .finished = newState { lock.withLock { enter(.finished(announced: true)) } }
         _ = dropped  // released here, outside the lock: a handler may hold the last reference to anything
-    }
-
-    /// Keeps this (cancelled, finishing) operation alive until every dependency has finished:
-    /// each of them holds it unretained until then. A lifeline operation that depends on them
-    /// holds it, and a queue of its own holds the lifeline.
-    ///
-    /// Every dependency, not only those whose `isFinished` is still false: a dependency
-    /// reports finished a moment before Foundation has gone through its dependents, and
-    /// `addDependency` waits for that (on Linux it takes the dependency's lock, which is held
-    /// meanwhile). A dependency that is long finished just makes the lifeline ready at once.
-    /// A queue per lifeline, because a queue (on Linux) looks at every operation waiting in it
-    /// each time it starts one: thousands of lifelines in one queue would cost the square.
-    private func keepAliveUntilDependenciesFinish() {
-        let dependencies = self.dependencies
-        guard !dependencies.isEmpty else { return }
-        let queue = OperationQueue()
-        queue.name = "AsyncOperationsPlayground.lifeline"
-        let lifeline = BlockOperation {
-            withExtendedLifetime(self) {}
-            withExtendedLifetime(queue) {}  // nobody else keeps the queue
-        }
-        for dependency in dependencies { lifeline.addDependency(dependency) }
-        queue.addOperation(lifeline)
-        // Linux: a dependency that finishes while `addDependency` runs can leave the queue
-        // with a stale "not ready" that it corrects only when it next looks for work; with
-        // nothing else in it, make it look once more.
-        queue.isSuspended = false
     }
 }

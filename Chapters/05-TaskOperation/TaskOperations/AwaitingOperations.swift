@@ -30,22 +30,38 @@ extension Operation {
     /// operation must be in a queue, or be started by someone, or this never returns.
     public func untilFinished() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            observe([self]) { continuation.resume() }
+            observe([self], keepingCancelledIn: nil) { continuation.resume() }
         }
     }
 
     /// Adds `operations` to `queue` for the awaiting task, and suspends until all of them have
     /// finished. They are that task's work, so cancelling the task cancels them.
+    ///
+    /// Added first, cancelled after: `withTaskCancellationHandler` runs its handler before the
+    /// body when the task is already cancelled, and on Linux adding an operation that is
+    /// already cancelled to a queue with a pending barrier block deadlocks Foundation (the
+    /// queue takes its own lock twice). So the handler cancels only what has been added; what
+    /// it could not cancel yet, the body cancels once it has added it. Exactly one of them does.
     static func untilFinished(_ operations: [Operation], adding queue: OperationQueue) async {
+        let progress = Locked((added: false, cancelRequested: false))
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 // The observers depend on the operations before the queue may run them.
-                observe(operations) { continuation.resume() }
+                observe(operations, keepingCancelledIn: queue) { continuation.resume() }
                 // A closure, not async code: adding without waiting is allowed here.
                 queue.addOperations(operations, waitUntilFinished: false)
+                let cancelRequested = progress.withLock { progress in
+                    progress.added = true
+                    return progress.cancelRequested
+                }
+                if cancelRequested { for operation in operations { operation.cancel() } }
             }
         } onCancel: {
-            for operation in operations { operation.cancel() }
+            let added = progress.withLock { progress in
+                progress.cancelRequested = true
+                return progress.added
+            }
+            if added { for operation in operations { operation.cancel() } }
         }
     }
 }
@@ -55,8 +71,12 @@ extension Operation {
 private let operationsPerObserver = 64
 
 /// Calls `body` once every operation of `operations` has finished (at once if there are none),
-/// from observers that each depend on up to `operationsPerObserver` of them.
-private func observe(_ operations: [Operation], then body: @escaping @Sendable () -> Void) {
+/// from observers that each depend on up to `operationsPerObserver` of them. Before that, the
+/// cancelled ones are kept alive until their dependencies have finished; `queue` is the queue
+/// they were added to, if the caller added them (its barrier blocks hold them too).
+private func observe(
+    _ operations: [Operation], keepingCancelledIn queue: OperationQueue?, then body: @escaping @Sendable () -> Void
+) {
     guard !operations.isEmpty else { return body() }
     let groups = stride(from: 0, to: operations.count, by: operationsPerObserver).map { start in
         Array(operations[start..<min(start + operationsPerObserver, operations.count)])
@@ -64,7 +84,7 @@ private func observe(_ operations: [Operation], then body: @escaping @Sendable (
     let remaining = Locked(groups.count)
     for group in groups {
         runAlone(after: group) {
-            keepCancelledOperationsUntilTheirDependenciesFinish(group)
+            keepCancelledOperationsUntilTheirDependenciesFinish(group, in: queue)
             let last = remaining.withLock { remaining in
                 remaining -= 1
                 return remaining == 0
@@ -98,17 +118,14 @@ private func runAlone(after operations: [Operation], _ body: @escaping @Sendable
 
 /// Foundation holds the operations that depend on an operation as unretained pointers. A
 /// cancelled operation is ready at once, whatever its dependencies: it finishes, the awaiting
-/// task returns and drops it — and when one of its dependencies finishes later, Foundation
-/// follows the dangling pointer and the process crashes (chapter 5's README). So a cancelled
-/// operation is kept alive until each of its dependencies has finished by Foundation's own
-/// measure: a keeper that depends on them becomes ready only once each of them has
-/// updated its dependents. (`isFinished` is not that measure: it turns true before
-/// Foundation walks the dependents.)
-private func keepCancelledOperationsUntilTheirDependenciesFinish(_ operations: [Operation]) {
-    for operation in operations where operation.isCancelled {
-        let dependencies = operation.dependencies
-        guard !dependencies.isEmpty else { continue }
-        runAlone(after: dependencies) { withExtendedLifetime(operation) {} }
+/// task returns and drops it — and when one of its dependencies (a barrier block of its queue
+/// included) finishes later, Foundation follows the dangling pointer and the process crashes
+/// (chapter 5's README). So a cancelled operation is kept alive until each of them has
+/// finished, by the same keepers the base operation uses. The package's own operations
+/// (`AsyncOperation`) keep themselves alive as they finish cancelled; the others are kept here.
+private func keepCancelledOperationsUntilTheirDependenciesFinish(_ operations: [Operation], in queue: OperationQueue?) {
+    for operation in operations where operation.isCancelled && !(operation is AsyncOperation) {
+        operation.keepAliveUntilDependenciesFinish(in: queue)
     }
 }
 

@@ -1,38 +1,93 @@
-import AsyncOperations
+import Dispatch
+import Foundation
 
-/// `TaskOperation` as the popular articles write it, kept with its bugs for the tests and
-/// chapter 5's story. Each is marked "Bug".
+/// The generic operation of the article "Asynchronous Operations with Async/Await", as the
+/// article writes it: its own state behind a concurrent lock queue, and `main()` running the
+/// closure in a `Task`. Kept with its weak points for the tests and chapter 5's story.
 ///
-/// Built on the finished base (`AsyncOperation`), so that only its own bugs show.
-public final class PopularTaskOperation<Success: Sendable>: AsyncOperation, @unchecked Sendable {
-    // @unchecked Sendable: `work` is a constant; `outcome` is behind a lock. Bug 1 is the
-    // closure's type, not a data race.
+/// Changes from the article: the name (the article calls it `AsyncOperation<Success>`, which
+/// is chapter 3's base operation here); `open` and `public` (it lives in a library; the
+/// article's class is not final) — the package's layout; and `@unchecked Sendable`,
+/// restated because Swift 6 warns without it on a subclass of `Operation` (and this package
+/// builds with warnings as errors).
+// @unchecked Sendable is not fully true here: `result` is written by the task and read by
+// `getResult()` without a lock, as in the article (the article reads it only once the
+// operation has finished); the two flags are behind the lock queue.
+open class PopularTaskOperation<Success>: Operation, @unchecked Sendable {
+    public let task: (() async throws -> Success)
+    private var result: Result<Success, Error>?
+    public override var isAsynchronous: Bool { true }
+    private let lockQueue = DispatchQueue(label: "com.asyncOperation", attributes: .concurrent)
 
-    // Bug 1: not @Sendable. Written in main-actor code (top-level code in main.swift, a view
-    // model), the closure inherits the main actor and runs only when the main thread is free.
-    private let work: () async throws -> Success
-    private let outcome = Locked<Result<Success, any Error>?>(nil)
-
-    public init(_ work: @escaping () async throws -> Success) {
-        self.work = work
+    public init(task: @escaping () async throws -> Success) {
+        self.task = task
     }
 
-    public var result: Result<Success, any Error>? { outcome.withLock { $0 } }
-
-    public override func main() {
-        // Bug 2: returns without finish(): a cancel() between start() and here leaves the
-        // operation executing forever (chapter 3's EarlyReturnOperation).
-        guard !isCancelled else { return }
-        // Bug 3: the task is not kept, so cancel() cannot reach it: the work runs to its end.
-        Task {
-            let outcome: Result<Success, any Error>
-            do {
-                outcome = .success(try await work())
-            } catch {
-                outcome = .failure(error)
+    public private(set) var _isExecuting = false
+    public override var isExecuting: Bool {
+        get {
+            lockQueue.sync {
+                _isExecuting
             }
-            self.outcome.withLock { $0 = outcome }
+        }
+        set {
+            willChangeValue(forKey: "isExecuting")
+            lockQueue.sync(flags: .barrier) {
+                _isExecuting = newValue
+            }
+            didChangeValue(forKey: "isExecuting")
+        }
+    }
+
+    public private(set) var _isFinished = false
+    public override var isFinished: Bool {
+        get {
+            lockQueue.sync {
+                _isFinished
+            }
+        }
+        set {
+            willChangeValue(forKey: "isFinished")
+            lockQueue.sync(flags: .barrier) {
+                _isFinished = newValue
+            }
+            didChangeValue(forKey: "isFinished")
+        }
+    }
+
+    open override func main() {
+        // Returns without finish(): cancelled between start() and here, the operation stays
+        // executing for ever (chapter 3's EarlyReturnOperation).
+        guard !isCancelled else { return }
+        // The task is not kept: cancel() cannot reach it, and the work runs to its end.
+        Task { [weak self] in
+            guard let self else { return }
+            do {
+                let result = try await task()
+                self.result = .success(result)
+            } catch {
+                self.result = .failure(error)
+            }
             finish()
         }
+    }
+
+    open override func start() {
+        guard !isCancelled else {
+            finish()
+            return
+        }
+        isFinished = false
+        isExecuting = true
+        main()
+    }
+
+    open func finish() {
+        isFinished = true
+        isExecuting = false
+    }
+
+    public func getResult() -> Result<Success, Swift.Error>? {
+        result
     }
 }

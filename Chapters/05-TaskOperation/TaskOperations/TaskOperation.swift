@@ -6,7 +6,9 @@ import Foundation
 ///
 /// - The closure is `@Sendable`, so it never inherits the actor of the code that wrote it:
 ///   written in `main.swift` it still runs on the shared thread pool, not on the main actor
-///   — which may be blocked in `waitUntilFinished()` (chapter 5's README).
+///   — which may be blocked in `waitUntilFinished()` (chapter 5's README). A closure that asks
+///   for the main actor (`{ @MainActor in … }`, or one that awaits main-actor code) still
+///   needs it: never block the main thread waiting for such an operation; await it.
 /// - `cancel()` reaches the running task (`Task.isCancelled`, `CancellationError` from
 ///   `Task.sleep` and friends). A cancelled operation's result is `.failure(CancellationError())`,
 ///   whatever the closure returned; cancelled before it started, it never runs the closure.

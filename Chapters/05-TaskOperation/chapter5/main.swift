@@ -17,21 +17,27 @@ addAndWaitUntilFinished(hello)
 say("Finished")
 say(try hello.value ?? "no value")
 
-heading("The main-actor deadlock of the popular version")
+heading("The article's operation, in Swift 6")
 // The closure is written in main.swift's top-level code, which is main-actor isolated. The
-// popular operation takes it as a plain (non-@Sendable) closure, so it keeps the main actor:
+// article's operation takes it as a plain (non-@Sendable) closure, so it keeps the main actor:
 // its task must wait for the main thread, which is blocked below, waiting for the task.
 let stuck = PopularTaskOperation { "Hello from the main actor" }
-say("The main thread blocks, waiting for the operation")
+say("The main thread blocks, waiting for the article's operation")
 if !addAndBlock(stuck, giveUpAfter: 0.5) {
-    say("After 0.5 s it has not run: it needs the main actor, whose thread is blocked")
+    say("After 0.5 s it has not run: its closure needs the main actor, whose thread is blocked")
+}
+// TaskOperation's @Sendable closure does not inherit the main actor, but it can ask for it.
+let alsoStuck = TaskOperation { @MainActor in "Hello again from the main actor" }
+if !addAndBlock(alsoStuck, giveUpAfter: 0.5) {
+    say("TaskOperation { @MainActor in ... } has not run after 0.5 s either")
 }
 
 heading("Awaiting instead of blocking")
-// Awaiting suspends the main actor instead of blocking its thread: the stuck closure runs.
+// Awaiting suspends the main actor instead of blocking its thread: both closures run.
 await stuck.untilFinished()
-say("Once the main thread was free, the stuck operation ran: \(try stuck.result?.get() ?? "no value")")
-let greeting = try await queue.value(of: TaskOperation { "Hello again, without blocking" })
+await alsoStuck.untilFinished()
+say("Once the main thread was free, both ran: \(describe(stuck.getResult())), \(describe(alsoStuck.result))")
+let greeting = try await queue.value(of: TaskOperation { "Hello, without blocking" })
 say(greeting)
 
 heading("Cancelling the awaiting task cancels the operation")

@@ -5,8 +5,8 @@ import Foundation
 #endif
 
 /// The real web, through `URLSession`, for using the operations outside this package. No
-/// chapter and no test uses it: they run on `LocalWeb`, without a network.
-public struct URLSessionWeb: HeadRequester, PageFetcher {
+/// chapter and no test uses it: they run on `LocalWeb` and `LocalURLSession`, without a network.
+public struct URLSessionWeb: HeadRequester, PageFetcher, DataTaskSession {
     private let session: URLSession
 
     public init(session: URLSession = .shared) {
@@ -44,10 +44,22 @@ public struct URLSessionWeb: HeadRequester, PageFetcher {
     }
 }
 
-/// A `URLSessionTask` as a `CancellableRequest`. Sendable without any promise of ours:
+extension URLSessionWeb {
+    /// A data task of the session, as the post's operations create it: suspended until
+    /// `resume()`.
+    public func dataTask(
+        with request: URLRequest,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any SessionDataTask {
+        SessionRequest(task: session.dataTask(with: request, completionHandler: completionHandler))
+    }
+}
+
+/// A `URLSessionTask` as a `CancellableRequest` and a `SessionDataTask`. Sendable without any promise of ours:
 /// Foundation declares `URLSessionTask` Sendable, on Linux as on Apple platforms.
-private struct SessionRequest: CancellableRequest {
+private struct SessionRequest: CancellableRequest, SessionDataTask {
     let task: URLSessionTask
 
+    func resume() { task.resume() }
     func cancel() { task.cancel() }
 }

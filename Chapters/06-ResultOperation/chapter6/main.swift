@@ -5,6 +5,10 @@ import Dispatch
 import Foundation
 import ResultOperations
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking  // URLError on Linux
+#endif
+
 let shortURL = URL(string: "https://short.example/ops")!
 let brokenURL = URL(string: "https://short.example/broken")!
 let articleURL = URL(string: "https://www.example.com/articles/asynchronous-operations")!
@@ -55,6 +59,36 @@ queue.addOperation(twice)
 waitOrExit(twice.bothCallsReturned, for: "the two finish(with:) calls")
 say("finish(with: first) returned \(twice.accepted[0]), finish(with: second) returned \(twice.accepted[1])")
 say("Result: \(describe(twice.result))")
+
+heading("The post's UnfurlURLOperation, cancelled by its queue")
+// The post's own operation and base (SwiftGenericsPost; its base's start() prints "Starting"),
+// on a stand-in for URLSession whose cancelled tasks report the cancellation, as URLSession's
+// do. The queue cancels while the first unfurl's request is in flight and the second waits;
+// the held delegate queue makes the task report only once cancelAllOperations() has returned.
+let delegateQueue = DispatchQueue(label: "the session's delegate queue")
+delegateQueue.suspend()
+let postQueue = OperationQueue()
+postQueue.maxConcurrentOperationCount = 1
+var postWeb = slowWeb
+postWeb.onRequest = { (_: URL) in
+    postQueue.cancelAllOperations()
+    say("Right after cancelAllOperations(): \(describePost(postRunning.result))")
+    delegateQueue.resume()
+}
+let postSession = LocalURLSession(web: postWeb, delegateQueue: delegateQueue)
+let postRunning = SwiftGenericsPost.UnfurlURLOperation(shortURL: shortURL, session: postSession)
+let postPending = SwiftGenericsPost.UnfurlURLOperation(shortURL: shortURL, session: postSession)
+postQueue.addOperations([postRunning, postPending], waitUntilFinished: true)  // the queue drains
+say("Once its data task reported the cancellation: \(describePost(postRunning.result))")
+say("The one that waited in the queue: \(describePost(postPending.result))")
+
+/// The post's result, with a cancelled `URLError` printed the same way on every platform.
+func describePost(_ result: Result<URL, SwiftGenericsPost.UnfurlURLOperation.Error>?) -> String {
+    if case .failure(.underlying(let error as URLError))? = result, error.code == .cancelled {
+        return "failure(underlying(URLError.cancelled))"
+    }
+    return describe(result)
+}
 
 /// Finishes with "first", then tries again with "second", and keeps what each call returned.
 final class TwiceFinishingOperation: AsyncResultOperation<String, UnfurlError>, @unchecked Sendable {

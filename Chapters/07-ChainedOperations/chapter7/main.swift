@@ -14,6 +14,17 @@ let web = LocalWeb(
 )
 let queue = OperationQueue()
 
+heading("The post's call site: fetchTitle.addDependency(unfurl)")
+// The post's own operations (SwiftGenericsPost; their base's start() prints "Starting"), on a
+// local stand-in for URLSession. Its UnfurlURLOperation is a plain AsyncResultOperation, which
+// provides no output: fetchTitle starts without an input.
+let session = LocalURLSession(web: web)
+let postUnfurl = SwiftGenericsPost.UnfurlURLOperation(shortURL: shortURL, session: session)
+let postFetchTitle = SwiftGenericsPost.FetchTitleChainedOperation(session: session)
+postFetchTitle.addDependency(postUnfurl)
+queue.addOperations([postUnfurl, postFetchTitle], waitUntilFinished: true)
+say("Result: \(describe(postFetchTitle.result))")
+
 heading("Unfurl, then fetch the title")
 let unfurl = UnfurlURLOperation(shortURL: shortURL, web: web)
 let fetchTitle = unfurl.then(FetchTitleOperation(web: web))  // URL out, URL in: checked by the compiler

@@ -103,6 +103,9 @@ func coordinate(on worker: DispatchQueue, _ run: (@escaping @Sendable ([any Erro
     waitOrExit(done, for: "All done")
 }
 
+heading("The article's example: two MyOperations, concurrently, then serially")
+runTheArticlesExample()
+
 let worker = DispatchQueue(label: "chapter8.worker")
 let noOps = [NoOp(name: "No-op 1", worker: worker), NoOp(name: "No-op 2", worker: worker)]
 

@@ -11,10 +11,13 @@ import Foundation
 /// - `progress.pause()` makes the work stop at its next safe point (between two steps) until
 ///   `progress.resume()`. Nothing else pauses a running operation: a suspended queue does not.
 ///
-/// Add `progress` as a child of a parent `Progress` to see several operations as one.
+/// Add `progress` as a child of a parent `Progress` to see several operations as one. A
+/// cancel while paused ends the pause: the work stops at once. With `steps: 0` the work has
+/// nothing to do and finishes at once; fewer steps than 0 trap at `init`.
 public final class SteppedOperation: AsyncOperation, ProgressReporting, @unchecked Sendable {
-    // @unchecked Sendable: the base class guards its state; this subclass adds constants and
-    // `Progress`, which is thread-safe.
+    // @unchecked Sendable: the base class guards its state; this subclass adds constants,
+    // semaphores, and `progress`, which its work thread updates under `progressUpdates` (on
+    // Linux, `Progress` takes no lock of its own).
     public let progress: Progress
     private let label: String
     private let turnstile: Turnstile
@@ -30,6 +33,7 @@ public final class SteppedOperation: AsyncOperation, ProgressReporting, @uncheck
     public init(
         _ label: String, steps: Int, turnstile: Turnstile, report: @escaping @Sendable (String) -> Void = { _ in }
     ) {
+        precondition(steps >= 0, "SteppedOperation \(label): steps must not be negative, not \(steps)")
         self.label = label
         self.progress = Progress(totalUnitCount: Int64(steps))
         self.turnstile = turnstile
@@ -40,8 +44,9 @@ public final class SteppedOperation: AsyncOperation, ProgressReporting, @uncheck
         // [weak self]: the operation holds its progress, and the progress these handlers.
         progress.cancellationHandler = { [weak self] in self?.cancel() }
         progress.resumingHandler = { [weak self] in self?.resumed.signal() }
-        onCancel { [progress, cancelCalled] in
+        onCancel { [progress, cancelCalled, resumed] in
             progress.cancel()  // and the other way round
+            resumed.signal()  // a paused work stops waiting, and sees the cancel
             cancelCalled.signal()
         }
     }
@@ -62,7 +67,7 @@ public final class SteppedOperation: AsyncOperation, ProgressReporting, @uncheck
     }
 
     private func work() {
-        for step in 1...progress.totalUnitCount {
+        for step in stride(from: Int64(1), through: progress.totalUnitCount, by: 1) {
             guard turnstile.awaitTurn() else {
                 report("\(label): nobody let step \(step) through; giving up")
                 return finish()
@@ -77,14 +82,24 @@ public final class SteppedOperation: AsyncOperation, ProgressReporting, @uncheck
                 report("\(label): paused before step \(step)")
                 turnstile.acknowledge()
                 guard resumed.wait(timeout: .now() + 10) == .success else { return finish() }
+                if isCancelled {
+                    report("\(label): cancelled while paused, stops before step \(step)")
+                    return finish()
+                }
                 report("\(label): resumed")
             }
-            progress.completedUnitCount = step  // the step's work
+            progressUpdates.withLock { progress.completedUnitCount = step }  // the step's work
             turnstile.acknowledge()
         }
         finish()
     }
 }
+
+/// Linux's `Progress` takes no lock: setting a child's `completedUnitCount` also updates its
+/// parent, so two children of one parent, advanced from two threads at once, can lose an
+/// update (the parent ends at a wrong fraction). Every `SteppedOperation` sets its progress
+/// under this one lock.
+private let progressUpdates = NSLock()
 
 /// "completed/total (percent)" of a progress, as the chapter prints it.
 public func describe(_ progress: Progress) -> String {

@@ -6,7 +6,8 @@ import AsyncOperations
 public final class Countdown: Sendable {
     private struct State {
         var remaining: Int
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        var waiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
+        var nextWaiter: UInt64 = 0
     }
 
     private let state: Locked<State>
@@ -16,23 +17,38 @@ public final class Countdown: Sendable {
     }
 
     public func arrive() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        let waiters = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
             state.remaining -= 1
             guard state.remaining == 0 else { return [] }
-            defer { state.waiters = [] }
-            return state.waiters
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
         }
-        for waiter in waiters { waiter.resume() }  // outside the lock
+        for waiter in waiters { waiter.resume(returning: true) }  // outside the lock
     }
 
-    public func untilZero() async {
-        await withCheckedContinuation { continuation in
-            let zero = state.withLock { state in
-                if state.remaining <= 0 { return true }
-                state.waiters.append(continuation)
-                return false
+    /// Suspends until the count is zero, and returns true; returns false as soon as the
+    /// awaiting task is cancelled (at once if it already is), as `Task.sleep` ends early.
+    @discardableResult
+    public func untilZero() async -> Bool {
+        let id = state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                // Under the lock: a cancel handler that ran before this registration finds
+                // nothing to resume, and this look sees the cancellation instead.
+                let answer: Bool? = state.withLock { state in
+                    if state.remaining <= 0 { return true }
+                    if Task.isCancelled { return false }
+                    state.waiters[id] = continuation
+                    return nil
+                }
+                if let answer { continuation.resume(returning: answer) }
             }
-            if zero { continuation.resume() }
+        } onCancel: {
+            let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
+            waiter?.resume(returning: false)
         }
     }
 }

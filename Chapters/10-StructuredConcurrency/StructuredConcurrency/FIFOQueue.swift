@@ -22,19 +22,29 @@ public final class FIFOQueue: Sendable {
         }
     }
 
-    /// Puts `job` in line behind every job enqueued before it.
+    /// Puts `job` in line behind every job enqueued before it. Traps after `close()`: a
+    /// closed queue runs no more jobs, and a job dropped without a word would be lost.
     public func enqueue(_ job: @escaping Job) {
-        jobs.yield(job)
+        put(job, "enqueue(_:)")
     }
 
-    /// Enqueues `job` and suspends until it has run; returns its value.
+    /// Enqueues `job` and suspends until it has run; returns its value. Traps after `close()`,
+    /// as `enqueue` does: the caller would otherwise wait forever.
     public func value<Value: Sendable>(of job: @escaping @Sendable () async -> Value) async -> Value {
         await withCheckedContinuation { continuation in
-            enqueue { continuation.resume(returning: await job()) }
+            put({ continuation.resume(returning: await job()) }, "value(of:)")
         }
     }
 
-    /// Stops taking jobs: those in line still run, then the worker ends.
+    private func put(_ job: @escaping Job, _ caller: String) {
+        // The stream is unbounded: a yield is either in line or refused because it was closed.
+        guard case .enqueued = jobs.yield(job) else {
+            preconditionFailure("FIFOQueue.\(caller) after close(): a closed queue runs no more jobs")
+        }
+    }
+
+    /// Stops taking jobs: those in line still run, then the worker ends. Enqueuing afterwards
+    /// is a mistake, and traps.
     public func close() {
         jobs.finish()
     }

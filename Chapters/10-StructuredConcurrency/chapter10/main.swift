@@ -124,13 +124,29 @@ say("\(childErrors.filter { $0 is CancellationError }.count) of 3 running childr
 heading("Barrier: addBarrierBlock")
 let total = Locked(0)
 let barrierQueue = OperationQueue()
-for value in [1, 2, 3] { barrierQueue.addOperation { total.withLock { $0 += value } } }
+barrierQueue.isSuspended = true  // all of it is pending together when the queue resumes
+// The three operations before the barrier wait (without holding a thread) until all three
+// have started, then add their value: a plain block in the barrier's place would start
+// alongside them and see 0.
+let beforeStarted = Countdown(3)
+let letThemAdd = Countdown(1)
+for value in [1, 2, 3] {
+    barrierQueue.addOperation(
+        TaskOperation {
+            beforeStarted.arrive()
+            await letThemAdd.untilZero()
+            total.withLock { $0 += value }
+        })
+}
 let sumSeen = Countdown(1)
 barrierQueue.addBarrierBlock {
     say("the barrier sees a total of \(total.withLock { $0 })")
     sumSeen.arrive()
 }
 barrierQueue.addOperation { total.withLock { $0 += 100 } }
+barrierQueue.isSuspended = false
+await beforeStarted.untilZero()
+letThemAdd.arrive()
 await sumSeen.untilZero()
 
 heading("Barrier: await the group, then the next step")
@@ -144,7 +160,7 @@ say("the next step sees a total of \(groupTotal)")
 
 // 6. Progress.
 heading("Progress: an AsyncStream")
-for await progress in progressOfRunning(Array(1...4), width: 2, { _ in await pause(0.2) }) {
+for try await progress in progressOfRunning(Array(1...4), width: 2, { _ in await pause(0.2) }) {
     say("completed \(progress)")
 }
 

@@ -1,9 +1,11 @@
 // The package's benchmark: per-operation cost of each way to write an asynchronous
 // operation, as a ratio to BlockOperation on the same kind of queue, measured in one run;
 // then chapter 8's coordinators and their async/await (task group) twins against an
-// OperationQueue doing the same work.
+// OperationQueue doing the same work; chapter 5's awaiting, chapter 10's structured
+// counterparts; and last, how often chapter 4's bug 1 strikes the article's operation.
 // Run it with Scripts/benchmark (release build). Usage: benchmark [operations] [rounds]
 import AsyncOperations
+import CompletionOperations
 import Coordinators
 import Dispatch
 import Foundation
@@ -21,7 +23,9 @@ let rounds = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 
 
 // Each operation's work is empty and finishes at once, so what is measured is the
 // operation machinery: state storage, notifications, and the queue's bookkeeping.
-final class BarrierOperation: BarrierQueueOperation, @unchecked Sendable {
+// The posts' base operation (chapter 2), as "Asynchronous Operations with Async/Await" writes
+// it: ConcurrentSolutionsPost's is the same but prints "Starting" from every start().
+final class BarrierOperation: AsyncAwaitPost.AsyncOperation, @unchecked Sendable {
     // @unchecked Sendable: no state of its own.
     override func main() { finish() }
 }
@@ -217,6 +221,20 @@ for (index, coordination) in coordinations.enumerated() {
         String(format: "  %.2f×", seconds / queueBaseline))
 }
 
+// The async/await coordinators against their callback twins, round by round (both measured
+// moments apart): what chapter 8's README compares.
+print("")
+print("async/await over callbacks (chapter 8)         ratio   (middle half)")
+for (name, asyncIndex, callbackIndex) in [
+    ("serially, operations complete at once", 4, 2), ("serially, one hop per operation", 8, 6),
+    ("concurrently, operations complete at once", 5, 3), ("concurrently, one hop per operation", 9, 7),
+] {
+    let ratios = zip(coordinationSamples[asyncIndex], coordinationSamples[callbackIndex]).map { $0 / $1 }
+    print(
+        name.padding(toLength: 45, withPad: " ", startingAt: 0),
+        String(format: "%6.2f×  (%.2f–%.2f)", median(ratios), quantile(ratios, 0.25), quantile(ratios, 0.75)))
+}
+
 // Chapter 5: awaiting operations must scale linearly. Two shapes, each at a small and a large
 // size, as the cost per operation of the large size over that of the small one (1.00× means
 // flat). Every round runs the same total number of operations at each size (for example 40
@@ -371,3 +389,36 @@ func structuredConcurrencyRows() {
     }
 }
 structuredConcurrencyRows()
+
+// Chapter 4: the article's CompletionOperation hops to DispatchQueue.main twice — to run its
+// block, and from the block's completion to set `.finished` — while its base's start() sets
+// `.executing` right after main() has scheduled the first hop. Bug 1 (finished, then executing
+// for ever) strikes only when both hops run before that line: a race. Counted here as the
+// article runs it (a queue of width 1), with blocks that complete at once (the fastest work,
+// the race's best chance) and the main thread serving the main queue through RunLoop.main.
+func hopRaceRound(count: Int) -> (caught: Int, stalled: Bool) {
+    let queue = OperationQueue()
+    queue.maxConcurrentOperationCount = 1
+    let operations = (0..<count).map { _ in ArticleCompletionOperation { completion in completion?() } }
+    queue.addOperations(operations, waitUntilFinished: false)
+    let deadline = Date() + 5  // a round takes well under a second unless the queue stalled
+    while queue.operationCount > 0, Date() < deadline {
+        _ = RunLoop.main.run(mode: .default, before: Date() + 0.01)
+    }
+    let stalled = queue.operationCount > 0
+    // An operation that bug 1 caught ran its work: its state went to .finished, then back to
+    // .executing. (One the queue never started is still .ready.) If the queue read isFinished
+    // between those two writes, it never learned that the operation finished: it stalls.
+    return (operations.filter { $0.state == .executing }.count, stalled)
+}
+
+let hopCount = 2_000
+let hopRounds = 11
+let hopResults = (0..<hopRounds).map { _ in hopRaceRound(count: hopCount) }
+let caught = hopResults.map(\.caught).sorted()
+print("")
+print("chapter 4: the article's CompletionOperation (two main-queue hops), \(hopCount) per round, \(hopRounds) rounds")
+print(
+    "operations that bug 1 left \"executing\" per round: median \(caught[caught.count / 2]), "
+        + "fewest \(caught.first!), most \(caught.last!), \(caught.reduce(0, +)) of \(hopCount * hopRounds) in all"
+        + "; queues that stalled: \(hopResults.filter(\.stalled).count) of \(hopRounds) (given up after 5 s)")

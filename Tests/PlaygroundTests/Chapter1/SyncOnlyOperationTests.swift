@@ -1,3 +1,4 @@
+import AsyncOperations
 import Foundation
 import SyncOnly
 import TestSupport
@@ -72,5 +73,58 @@ struct SyncOnlyOperationTests {
         #expect(await queueLearnsFinished(dependent))
         #expect(log.events == ["dependent ran"], "the upstream work is still held, yet the dependent ran")
         held.release()
+    }
+
+    // Controls: the same scenes with an operation that finishes only once its held work has
+    // run (chapter 3's base). They show that the tests above can tell the difference.
+
+    @Test("control: an operation that waits for its work keeps waitUntilFinished waiting while the work is held")
+    func waitingOperationHoldsTheWait() async {
+        let held = HeldQueue()
+        let operation = HeldWorkOperation(on: held.queue) {}
+        let waitReturned = Flag()
+        Thread {
+            OperationQueue().addOperations([operation], waitUntilFinished: true)
+            waitReturned.raise()
+        }.start()
+
+        #expect(await !waitReturned.wait(seconds: 0.2), "the wait should not return while the work is held")
+        held.release()
+        #expect(await waitReturned.wait())
+    }
+
+    @Test("control: a dependent of an operation that waits for its work runs only after that work")
+    func waitingOperationHoldsTheDependent() async {
+        let held = HeldQueue()
+        let log = EventLog()
+        let upstream = HeldWorkOperation(on: held.queue) { log.record("upstream work") }
+        let dependent = BlockOperation { log.record("dependent ran") }
+        dependent.addDependency(upstream)
+        OperationQueue().add([upstream, dependent])
+
+        #expect(await !queueLearnsFinished(dependent, within: 0.2), "the dependent should wait for the held work")
+        held.release()
+        #expect(await queueLearnsFinished(dependent))
+        #expect(log.events == ["upstream work", "dependent ran"])
+    }
+}
+
+/// An asynchronous operation done right: it finishes when its work, sent to `workQueue`, has
+/// run. No thread waits for the work.
+private final class HeldWorkOperation: AsyncOperation, @unchecked Sendable {
+    // @unchecked Sendable: constants only, on a thread-safe base.
+    private let workQueue: DispatchQueue
+    private let work: @Sendable () -> Void
+
+    init(on workQueue: DispatchQueue, work: @escaping @Sendable () -> Void) {
+        self.workQueue = workQueue
+        self.work = work
+    }
+
+    override func main() {
+        workQueue.async {
+            self.work()
+            self.finish()
+        }
     }
 }

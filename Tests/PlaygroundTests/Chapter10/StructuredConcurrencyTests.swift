@@ -259,14 +259,45 @@ struct StructuredConcurrencyTests {
 
     @Test("a barrier block and an awaited group both see every earlier job's work, and none of the later")
     func barriers() async {
-        let total = Locked(0)
+        // Everything is pending together when the suspended queue resumes; the three operations
+        // before the barrier are held until the test lets them go. A wide queue would start a
+        // plain block (and the operation after it) at once, while the three are held. They are
+        // held without holding a thread (TaskOperations awaiting a flag), so that three at once
+        // never depend on how many threads Dispatch will lend.
         let queue = OperationQueue()
+        queue.isSuspended = true
+        let total = Locked(0)
+        let beforeStarted = Counter(target: 3)
+        let release = Flag()
+        for value in 1...3 {
+            queue.addOperation(
+                TaskOperation {
+                    beforeStarted.increment()
+                    _ = await release.wait(seconds: 60)  // bounded: the test raises the flag
+                    total.withLock { $0 += value }
+                })
+        }
         let seen = Locked<Int?>(nil)
-        for value in 1...10 { queue.addOperation { total.withLock { $0 += value } } }
-        queue.addBarrierBlock { seen.withLock { $0 = total.withLock { $0 } } }
-        queue.addOperation { total.withLock { $0 += 1_000 } }
+        let barrierRan = Flag()
+        queue.addBarrierBlock {
+            seen.withLock { $0 = total.withLock { $0 } }
+            barrierRan.raise()
+        }
+        let afterStarted = Flag()
+        queue.addOperation {
+            afterStarted.raise()
+            total.withLock { $0 += 1_000 }
+        }
+        queue.isSuspended = false
+        #expect(await beforeStarted.waitForTarget(seconds: 30))
+        // Negative, so bounded: a barrier never runs while the three are held.
+        #expect(!(await barrierRan.wait(seconds: 0.25)), "the barrier ran before the operations added before it")
+        #expect(!afterStarted.isRaised, "an operation added after the barrier started before it")
+        release.raise()
+        #expect(await barrierRan.wait(seconds: 30))
+        #expect(seen.withLock { $0 } == 6)
         #expect(await drained(queue))
-        #expect(seen.withLock { $0 } == 55)
+        #expect(total.withLock { $0 } == 1_006)
 
         let groupTotal = await withTaskGroup(of: Int.self) { group in
             for value in 1...10 { group.addTask { value } }
@@ -280,23 +311,23 @@ struct StructuredConcurrencyTests {
     // MARK: Progress
 
     @Test("progressOfRunning yields 1/N … N/N in order, then ends")
-    func progressStream() async {
+    func progressStream() async throws {
         var reports: [BatchProgress] = []
-        for await progress in progressOfRunning(Array(0..<20), width: 3, { _ in await Task.yield() }) {
+        for try await progress in progressOfRunning(Array(0..<20), width: 3, { _ in await Task.yield() }) {
             reports.append(progress)
         }
         #expect(reports == (1...20).map { BatchProgress(completed: $0, total: 20) })
     }
 
     @Test("a reader that stops reading and drops the stream cancels the work behind it")
-    func progressCancelsWhenReaderStops() async {
+    func progressCancelsWhenReaderStops() async throws {
         let cancelled = Flag()
         do {
             let stream = progressOfRunning([1, 2], width: 2) { element in
                 if element == 1 { return }
                 do { try await Task.sleep(nanoseconds: 3_600 * 1_000_000_000) } catch { cancelled.raise() }
             }
-            for await progress in stream {
+            for try await progress in stream {
                 #expect(progress.completed == 1)
                 break
             }

@@ -1,3 +1,4 @@
+import AsyncOperations
 import Foundation
 import ManualState
 import TestSupport
@@ -26,16 +27,23 @@ struct ManualStateOperationTests {
 
     @Test("waitUntilFinished returns only after finish(): Starting, Executing, Operations finished")
     func waitReturnsAfterFinish() async {
+        let held = HeldQueue()
         let log = EventLog()
-        let operation = DelayedPrintOperation(after: .seconds(0), report: log.record)
+        let started = Flag()
+        let operation = DelayedPrintOperation(
+            after: .seconds(0), on: held.queue, report: log.recorder(raising: started, at: "Starting"))
         let queue = OperationQueue()
-
-        let returned = await blockingCall {
+        let returned = Flag()
+        Thread {
             queue.addOperations([operation], waitUntilFinished: true)
             log.record("Operations finished")
-        }
+            returned.raise()
+        }.start()
 
-        #expect(returned)
+        #expect(await started.wait())
+        #expect(await !returned.wait(seconds: 0.2), "the wait may not return while the work is held back")
+        held.release()
+        #expect(await returned.wait())
         #expect(log.events == ["Starting", "Executing", "Operations finished"])
     }
 
@@ -57,35 +65,36 @@ struct ManualStateOperationTests {
         #expect(log.events == ["Starting", "Executing", "dependent ran"])
     }
 
-    @Test("forgetting to announce isFinished leaves the queue waiting (bounded)")
+    @Test("forgetting to announce isFinished leaves the dependent waiting, though the flag says finished (bounded)")
     func missingIsFinishedAnnouncement() async {
-        let workDone = Flag()
-        let operation = SilentFinishOperation(workDone: workDone.raise)
-        let dependent = BlockOperation {}
-        dependent.addDependency(operation)
-        let queue = OperationQueue()
-        queue.add([operation, dependent])
+        let scene = await SilentFinishScene.afterTheQueueLooked()
+        #expect(scene.workDone, "the silent finish ran")
+        #expect(scene.operation.isFinished, "its own flag says finished...")
+        #expect(!scene.dependent.isReady, "...but the queue was never told, so the dependent is never ready")
+        #expect(scene.queue.operations.contains(scene.operation), "and the queue still holds the operation")
+        #expect(await !queueLearnsFinished(scene.dependent, within: 0.2), "nothing moves")
 
-        #expect(await workDone.wait())
-        #expect(operation.isFinished, "its own flag says finished...")
-        #expect(!dependent.isReady, "...but the queue was never told, so the dependent is never ready")
-        #expect(queue.operations.contains(operation), "and the queue still holds the operation")
-        #expect(await !queueLearnsFinished(operation, within: 0.2), "a wait for it would never end")
-
-        operation.announceFinishedLate()  // the missing line releases everything
-        #expect(await queueLearnsFinished(dependent))
-        #expect(await drained(queue))
+        scene.operation.announceFinishedLate()  // the missing line releases everything
+        #expect(await queueLearnsFinished(scene.dependent))
+        #expect(await drained(scene.queue))
     }
 
-    @Test("the barrier-queue version of the articles works the same way")
-    func barrierQueueOperationFinishes() async {
-        let operation = TestBarrierOperation()
-        let dependent = BlockOperation {}
-        dependent.addDependency(operation)
-        OperationQueue().add([operation, dependent])
-        #expect(await queueLearnsFinished(dependent))
-        #expect(operation.isFinished && !operation.isExecuting)
-    }
+    #if os(Linux)
+        @Test("after a silent finish, waitUntilFinished() returns at once; waitUntilAllOperationsAreFinished() hangs")
+        func waitsAfterSilentFinish() async {
+            // Linux: waitUntilFinished() reads the operation's isFinished, which says true;
+            // the queue still holds the operation, so waiting for the queue never ends.
+            // Darwin: how either wait learns "finished" is not documented (not run on a Mac).
+            let scene = await SilentFinishScene.afterTheQueueLooked()
+            let (operation, queue) = (scene.operation, scene.queue)
+            #expect(await blockingCall(within: 5) { operation.waitUntilFinished() }, "returns: the flag is true")
+            #expect(
+                await !blockingCall(within: 0.5) { queue.waitUntilAllOperationsAreFinished() },
+                "the queue's wait does not return")
+            operation.announceFinishedLate()  // also lets the blocked queue wait return
+            #expect(await drained(queue))
+        }
+    #endif
 
     @Test("many operations finishing from other threads all finish exactly once")
     func concurrentFinishes() async {
@@ -107,10 +116,33 @@ struct ManualStateOperationTests {
     }
 }
 
-private final class TestBarrierOperation: BarrierQueueOperation, @unchecked Sendable {
-    // @unchecked Sendable: no state of its own.
-    override func main() {
-        DispatchQueue.global().async { self.finish() }
+/// A `SilentFinishOperation` with a dependent, on a queue, and its silent finish released
+/// only after the queue has started it and taken its one look at `isFinished`.
+private struct SilentFinishScene {
+    let operation: SilentFinishOperation
+    let dependent: BlockOperation
+    let queue: OperationQueue
+    let workDone: Bool
+
+    /// The queue runs `start()` — and, on Linux, its look at `isFinished` right after — in one
+    /// block on its underlying dispatch queue. That queue is serial here, so a block sent to it
+    /// from `start()` runs only once that look is over: it releases the held work. Without
+    /// that, the silent finish could land before the look, and the queue would see it.
+    static func afterTheQueueLooked() async -> SilentFinishScene {
+        let held = HeldQueue("silent-finish-work")
+        let queuesThread = DispatchQueue(label: "the queue's thread")
+        let workDone = Flag()
+        let operation = SilentFinishOperation(
+            on: held.queue,
+            started: { queuesThread.async { held.release() } },
+            workDone: workDone.raise)
+        let dependent = BlockOperation {}
+        dependent.addDependency(operation)
+        let queue = OperationQueue()
+        queue.underlyingQueue = queuesThread
+        queue.add([operation, dependent])
+        return SilentFinishScene(
+            operation: operation, dependent: dependent, queue: queue, workDone: await workDone.wait())
     }
 }
 
@@ -120,22 +152,42 @@ private final class TestBarrierOperation: BarrierQueueOperation, @unchecked Send
         /// The child process exits with this status when `finish()` did not return in time.
         static let deadlocked: Int32 = 3
 
-        @Test("didChangeValue posted while holding the getters' lock deadlocks (bounded, in a child process)")
+        @Test(
+            "didChangeValue posted while holding the getters' lock deadlocks at the first announcement (bounded, in a child)"
+        )
         func deadlocks() async {
             // An exit test runs in a child process: the deadlocked thread dies with it.
-            await #expect(processExitsWith: .exitCode(NotifyingUnderLockTests.deadlocked)) {
-                exit(NotifyingUnderLockTests.finishReturns(within: 0.5) ? 0 : NotifyingUnderLockTests.deadlocked)
+            let result = await #expect(
+                processExitsWith: .exitCode(NotifyingUnderLockTests.deadlocked), observing: [\.standardOutputContent]
+            ) {
+                let stuckAt = NotifyingUnderLockTests.announcementThatNeverReturns(within: 0.5)
+                print("stuck announcing \(stuckAt ?? "nothing")")
+                exit(stuckAt == nil ? 0 : NotifyingUnderLockTests.deadlocked)
             }
+            let printed = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
+            #if os(Linux)
+                // didChangeValue(forKey: "isExecuting") reads isExecuting at once (corelibs'
+                // Operation.swift), so the thread never reaches the "isFinished" announcement.
+                #expect(printed.contains("stuck announcing isExecuting"), "\(printed)")
+            #else
+                // Darwin: the first announcement whose observer reads a getter deadlocks; which
+                // key that is depends on who observes it (not documented; not run on a Mac).
+                #expect(printed.contains("stuck announcing"))
+            #endif
         }
 
-        /// Runs the operation and blocks until its `finish()` returns, at most `seconds`.
-        /// Synchronous on purpose: a blocking wait has no place in async code (Apple's SDK
-        /// makes it an error there), and in the child process nothing else needs this thread.
-        static func finishReturns(within seconds: Double) -> Bool {
+        /// Runs the operation and blocks until its `finish()` returns, at most `seconds`; nil if
+        /// it returned, else the key of the last announcement it began. Synchronous on purpose:
+        /// a blocking wait has no place in async code (Apple's SDK makes it an error there), and
+        /// in the child process nothing else needs this thread.
+        static func announcementThatNeverReturns(within seconds: Double) -> String? {
             let returned = DispatchSemaphore(value: 0)
-            let operation = NotifyingUnderLockOperation { returned.signal() }
+            let lastKey = Locked<String?>(nil)
+            let operation = NotifyingUnderLockOperation(
+                announcing: { key in lastKey.withLock { $0 = key } }, finishReturned: { returned.signal() })
             OperationQueue().addOperation(operation)
-            return returned.wait(timeout: .now() + seconds) == .success
+            guard returned.wait(timeout: .now() + seconds) == .timedOut else { return nil }
+            return lastKey.withLock { $0 } ?? "none"
         }
     }
 

@@ -44,6 +44,8 @@ struct CancellationTests {
     func cancelRacesWithMain() async {
         // Each upload would take an hour if its cancellation were lost, so the queue
         // draining at all proves every task was cancelled; the hour never decides an order.
+        // Most cancels land before start() or after main(): the window between them is what
+        // cancelBeforeTheTaskExists holds open. This one is the realistic mix.
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 4
         let uploads = (0..<200).map { _ in UploadOperation(chunkCount: 2, pace: .seconds(3600)) }
@@ -55,6 +57,23 @@ struct CancellationTests {
         for upload in uploads {
             #expect(upload.outcome == nil || upload.outcome == .cancelled(afterChunks: upload.outcome.sentChunks))
         }
+    }
+
+    @Test("cancel() after main() began, before the task exists: the handler registered afterwards runs at once")
+    func cancelBeforeTheTaskExists() async {
+        // The window between start() deciding to run and main() registering onCancel, held
+        // open: main() returns at once, and the test creates the upload task only after it has
+        // cancelled. A handler registered after the cancel must run at once; if it were
+        // dropped, the task would send its hour-long chunks, and the queue would not drain.
+        let operation = LateTaskUpload()
+        let queue = OperationQueue()
+        queue.addOperation(operation)
+        #expect(await operation.mainRan.wait(seconds: 30))
+        operation.cancel()
+        operation.createTheTask()
+        #expect(await drained(queue), "the late handler should have cancelled the task")
+        #expect(operation.outcome.withLock { $0 } == .cancelled(afterChunks: 0))
+        #expect(operation.isFinished && operation.isCancelled)
     }
 
     @Test("cancelAllOperations() on a serial queue: all finish, no pending one runs its work")
@@ -92,6 +111,26 @@ struct CancellationTests {
 
         operation.finish()  // what main() should have done
         #expect(await drained(queue))
+    }
+}
+
+/// `UploadOperation`'s pattern, with its upload task created later than `main()`, when the test
+/// says so: `main()` only tells the test it ran.
+private final class LateTaskUpload: AsyncOperation, @unchecked Sendable {
+    // @unchecked Sendable: its state is a Flag and a Locked value, both thread-safe.
+    let mainRan = Flag()
+    let outcome = Locked<UploadOutcome?>(nil)
+
+    override func main() { mainRan.raise() }
+
+    /// What `UploadOperation.main()` does: create the task, register its cancellation, start it.
+    func createTheTask() {
+        let upload = LocalUploadTask(chunkCount: 2, pace: .seconds(3600)) { outcome in
+            self.outcome.withLock { $0 = outcome }
+            self.finish()
+        }
+        onCancel { upload.cancel() }
+        upload.resume()
     }
 }
 

@@ -28,16 +28,13 @@ struct AwaitingLifetimeTests {
     }
 
     #if os(macOS) || os(Linux)
-        /// An operation added behind a pending barrier block depends on that barrier, but on
-        /// Linux `dependencies` does not list it, so the awaiting API cannot keep a cancelled
-        /// operation alive until the barrier has finished: the barrier's finish follows the
-        /// dangling pointer (SIGSEGV in 3 of 3 runs). A gap that remains; disabled so that the
-        /// suite stays green, kept so that it is not forgotten.
-        @Test(
-            "a cancelled await of an operation added behind a pending barrier block",
-            .disabled("Foundation hides the barrier dependency; the awaiting API cannot see it yet"))
+        /// An operation added behind a pending barrier block depends on that barrier, which
+        /// holds it unretained; on Linux `dependencies` does not list the barrier. The keeper
+        /// waits in the operation's own queue, which orders it after the barrier.
+        @Test("a cancelled await of an operation added behind a pending barrier block: no crash when the barrier ends")
         func cancelledAwaitBehindABarrier() async {
             await #expect(processExitsWith: .success) {
+                startWatchdog(seconds: 60)
                 for _ in 0..<10 {
                     let queue = OperationQueue()
                     let running = Flag()

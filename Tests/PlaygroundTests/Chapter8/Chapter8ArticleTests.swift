@@ -1,78 +1,143 @@
-import Coordinators
+import PopularCoordinators
 import Testing
 
-// The article's own example ("Coordinating async operations"), run against its parallel
-// coordinator as the article writes it (`OriginalConcurrentCoordinator`, in Pitfalls.swift).
-// Only the protocol's name differs: the article's `Operation` is `OriginalOperation` here.
+// The article's own example and coordinators ("Coordinating async operations"), as the article
+// writes them (module PopularCoordinators). This file imports the article's module and not
+// Foundation, so `Operation` is the article's protocol here, as in the article.
+// Every completion below is called by the test itself, on the test's thread, in the order it
+// chooses; nothing is timed.
 
-/// The article's `MyOperation`, as written: it calls its completion at once, with its error.
-private final class MyOperation: OriginalOperation {
-    var error: (any Error)?
-    func perform(completion: Completion) { completion(error) }
+/// The article's `MyOperation`, as written: it completes at once, without an error.
+private final class MyOperation: Operation {
+    func perform(completion: @escaping (Error?) -> Void) {
+        completion(nil)
+    }
 }
 
-/// An operation whose completion the test calls itself, on the test's own thread.
-private final class HeldOperation: OriginalOperation {
+/// An operation whose completion the test calls itself.
+private final class HeldOperation: Operation {
     let id: Int
     let fails: Bool
-    private var completion: Completion?
+    /// One completion per time it was performed, not called yet.
+    private var completions: [OperationCompletion] = []
+    private(set) var performed = 0
 
-    init(id: Int, fails: Bool) {
+    init(id: Int, fails: Bool = false) {
         self.id = id
         self.fails = fails
     }
 
-    func perform(completion: @escaping Completion) { self.completion = completion }
+    func perform(completion: @escaping OperationCompletion) {
+        performed += 1
+        completions.append(completion)
+    }
 
-    func complete() { completion?(fails ? TestFailure(id: id) : nil) }
-}
-
-/// A broken operation: it calls its completion twice.
-private final class CallsBackTwice: OriginalOperation {
-    func perform(completion: @escaping Completion) {
-        completion(TestFailure(id: 0))
-        completion(TestFailure(id: 0))
+    /// Calls every completion it holds, once each, in the order it was given them.
+    func complete() {
+        let held = completions
+        completions = []
+        for completion in held { completion(fails ? TestFailure(id: id) : nil) }
     }
 }
 
-/// Every call of the coordinator's completion, with the ids of its errors (nil entries left out).
+/// An operation that fails and, wrongly, calls its completion twice.
+private final class CallsBackTwice: Operation {
+    let id: Int
+
+    init(id: Int) { self.id = id }
+
+    func perform(completion: @escaping OperationCompletion) {
+        completion(TestFailure(id: id))
+        completion(TestFailure(id: id))
+    }
+}
+
+/// Every call of a coordinator's completion: the ids of its errors.
 private final class Calls {
     var errorIDs: [[Int]] = []
 
-    func record(_ errors: [(any Error)?]) { errorIDs.append(failureIDs(errors.compactMap { $0 })) }
+    func record(_ errors: [Error]) { errorIDs.append(failureIDs(errors)) }
 }
 
-@Suite("Chapter 8 — the article's parallel coordinator, as written")
+@Suite("Chapter 8 — the article's coordinators, as written")
 struct Chapter8ArticleTests {
-    @Test("the article's example compiles in Swift 6 mode and calls back once")
-    func articleExample() {
-        let calls = Calls()
-        let operations = [MyOperation(), MyOperation()]
-        let coordinator = OriginalConcurrentCoordinator()
-        coordinator.perform(operations) { errors in calls.record(errors) }  // the article prints "All done"
-        #expect(calls.errorIDs == [[]])
+    /// The article's two coordinators (not `Sendable`, so not test arguments).
+    static var coordinators: [OperationCoordinator] {
+        [ConcurrentOperationCoordinator(), SerialOperationCoordinator()]
     }
 
-    @Test("completions on one thread: one call back, errors in the order they arrived, not the operations' order")
+    @Test("the article's example: two MyOperations, \"All done\" once, before perform returns")
+    func articleExample() {
+        for coordinator in Self.coordinators {
+            var printed: [String] = []
+            let operations = [MyOperation(), MyOperation()]
+            coordinator.perform(operations) { errors in
+                printed.append(errors.isEmpty ? "All done" : "errors: \(errors)")  // the article prints "All done"
+            }
+            #expect(printed == ["All done"], "\(type(of: coordinator))")
+        }
+    }
+
+    @Test("an empty list: the completion is called once, with no errors, at once")
+    func emptyList() {
+        for coordinator in Self.coordinators {
+            let calls = Calls()
+            coordinator.perform([]) { calls.record($0) }
+            #expect(calls.errorIDs == [[]], "\(type(of: coordinator))")
+        }
+    }
+
+    @Test("concurrent, completions on one thread: one call back, errors in the order they arrived")
     func oneThreadArrivalOrder() {
         let calls = Calls()
-        let operations = [
-            HeldOperation(id: 0, fails: true), HeldOperation(id: 1, fails: false), HeldOperation(id: 2, fails: true),
-        ]
-        OriginalConcurrentCoordinator().perform(operations) { calls.record($0) }
+        let operations = [HeldOperation(id: 0, fails: true), HeldOperation(id: 1), HeldOperation(id: 2, fails: true)]
+        ConcurrentOperationCoordinator().perform(operations) { calls.record($0) }
+        #expect(operations.allSatisfy { $0.performed == 1 }, "all started at once")
         for operation in operations.reversed() { operation.complete() }
-        #expect(calls.errorIDs == [[2, 0]])
+        #expect(calls.errorIDs == [[2, 0]], "arrival order, not the operations' order")
     }
 
-    @Test(
-        "an operation that calls back twice fills the count early: the coordinator completes before the others, and loses their errors"
-    )
-    func callbackTwiceCompletesEarly() {
+    @Test("serial: each operation starts when the previous one completed; errors in the operations' order")
+    func serialOrder() {
+        let calls = Calls()
+        let operations = [HeldOperation(id: 0, fails: true), HeldOperation(id: 1), HeldOperation(id: 2, fails: true)]
+        SerialOperationCoordinator().perform(operations) { calls.record($0) }
+        for (index, operation) in operations.enumerated() {
+            #expect(operations.map(\.performed) == (0..<3).map { $0 <= index ? 1 : 0 })
+            operation.complete()
+        }
+        #expect(calls.errorIDs == [[0, 2]])
+    }
+
+    @Test("concurrent: an operation that calls back twice fills the count early; the others' errors are lost")
+    func concurrentCallbackTwice() {
         let calls = Calls()
         let waiting = HeldOperation(id: 1, fails: true)
-        OriginalConcurrentCoordinator().perform([CallsBackTwice(), waiting]) { calls.record($0) }
-        #expect(calls.errorIDs == [[0, 0]], "completed while operation 1 still runs")
+        ConcurrentOperationCoordinator().perform([CallsBackTwice(id: 0), waiting]) { calls.record($0) }
+        #expect(calls.errorIDs == [[0, 0]], "called back while operation 1 still runs")
         waiting.complete()
         #expect(calls.errorIDs == [[0, 0]], "operation 1's error is never reported")
     }
+
+    @Test("serial: an operation that calls back twice runs the rest of the list twice, and calls back twice")
+    func serialCallbackTwice() {
+        let calls = Calls()
+        let next = HeldOperation(id: 1)
+        SerialOperationCoordinator().perform([CallsBackTwice(id: 0), next]) { calls.record($0) }
+        #expect(next.performed == 2, "the next operation was started twice")
+        next.complete()  // completes both starts
+        #expect(calls.errorIDs == [[0], [0]], "two call backs")
+    }
+
+    #if os(macOS) || os(Linux)
+        @Test("serial: operations that complete at once nest one call each; a long list overflows the stack")
+        func serialOverflowsTheStack() async {
+            // In a child process: the stack overflow kills it. The package's SerialCoordinator
+            // runs the same 100,000 operations (Chapter8CoordinatorTests.manySynchronousCompletions).
+            await #expect(processExitsWith: .failure) {
+                let operations = (0..<100_000).map { _ in MyOperation() }
+                SerialOperationCoordinator().perform(operations) { _ in }
+            }
+        }
+    #endif
 }

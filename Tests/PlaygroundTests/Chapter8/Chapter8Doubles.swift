@@ -132,8 +132,9 @@ final class CompletionRecorder: Sendable {
     }
 }
 
-/// The original concurrent coordinator's race, as a scenario: `count` operations that all
-/// fail, whose completions are called from `threads` threads of their own at the same time.
+/// The scenario in which the article's concurrent coordinator races, for the package's
+/// coordinators: `count` operations that all fail, whose completions are called from `threads`
+/// threads of their own at the same time.
 ///
 /// The completions are dealt out before any thread starts, so nothing orders one thread's
 /// calls against another's except what the coordinator itself does: ThreadSanitizer sees

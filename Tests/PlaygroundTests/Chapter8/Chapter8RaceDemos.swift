@@ -1,24 +1,24 @@
 import AsyncOperations
-import Coordinators
 import Foundation
+import PopularCoordinators
 import TestSupport
 import Testing
 
 extension RaceDemos {
-    /// Chapter 8: the article's parallel coordinator appends every error to one shared array
-    /// from the operations' completions. Here the completions arrive on four threads at once,
+    /// Chapter 8: the article's `ConcurrentOperationCoordinator` appends every error to one
+    /// shared array from the operations' completions. Here the completions arrive on four threads at once,
     /// as network completions do. ThreadSanitizer reports the race; without it, errors can
     /// get lost (and then the completion is never called), the completion can be called
     /// twice, or the array can be corrupted. Nothing is asserted about the outcome: the
     /// demo's evidence is ThreadSanitizer's report, which Scripts/race-demos looks for. The
     /// fixed coordinator runs the same scenario in
     /// Chapter8CoordinatorTests.concurrentCompletionsCollectSafely.
-    @Test("chapter 8: OriginalConcurrentCoordinator appends errors from concurrent completions")
-    func chapter8OriginalConcurrentCoordinator() async {
+    @Test("chapter 8: the article's ConcurrentOperationCoordinator appends errors from concurrent completions")
+    func chapter8ConcurrentOperationCoordinator() async {
         let count = 1000
         let operations = (0..<count).map { CarriedOperation(id: $0) }
         let calls = Locked<[Int]>([])  // the number of errors of each call back
-        OriginalConcurrentCoordinator().perform(operations) { errors in
+        ConcurrentOperationCoordinator().perform(operations) { errors in
             calls.withLock { $0.append(errors.count) }
         }
         let threads = 4
@@ -32,7 +32,7 @@ extension RaceDemos {
         }
         _ = await threadsDone.waitForTarget()
         let made = calls.withLock { $0 }
-        print("OriginalConcurrentCoordinator called back \(made.count) times, with \(made) of \(count) errors")
+        print("ConcurrentOperationCoordinator called back \(made.count) times, with \(made) of \(count) errors")
     }
 }
 
@@ -47,8 +47,10 @@ private final class CompletionCarrier: @unchecked Sendable {
     init(_ complete: @escaping () -> Void) { self.complete = complete }
 }
 
-/// An operation of the article's kind that fails, and hands its completion to the demo.
-private final class CarriedOperation: OriginalOperation, @unchecked Sendable {
+/// An operation of the article's kind that fails, and hands its completion to the demo. This
+/// file imports Foundation, so the article's protocol needs its module's name: the clash the
+/// article warns about.
+private final class CarriedOperation: PopularCoordinators.Operation, @unchecked Sendable {
     // @unchecked Sendable: `carrier` is written in perform(), before any thread starts, and
     // only read after.
     let id: Int
@@ -56,7 +58,7 @@ private final class CarriedOperation: OriginalOperation, @unchecked Sendable {
 
     init(id: Int) { self.id = id }
 
-    func perform(completion: @escaping Completion) {
+    func perform(completion: @escaping OperationCompletion) {
         let id = id
         carrier = CompletionCarrier { completion(TestFailure(id: id)) }
     }

@@ -95,7 +95,7 @@ struct ProgressSuspendPriorityTests {
         #expect(await queueLearnsFinished(running))
         // A suspended queue always waits out this short deadline; one that ignored
         // isSuspended would start `next` as soon as `running` finished.
-        #expect(!(await nextStarted.wait(seconds: 0.1)), "nothing starts while suspended")
+        #expect(!(await nextStarted.wait(seconds: 0.25)), "nothing starts while suspended")
         queue.isSuspended = false
         #expect(await nextStarted.wait(seconds: 30))
     }
@@ -153,14 +153,24 @@ struct ProgressSuspendPriorityTests {
         #expect(log.events == ["first", "second"])
     }
 
-    @Test("a TaskOperation's priority reaches its work; queuePriority does not")
+    @Test("a TaskOperation's own priority reaches its work")
     func taskPriorityReachesTheWork() async throws {
         let high = TaskOperation(priority: .high) { Task.currentPriority }
         let low = TaskOperation(priority: .low) { Task.currentPriority }
-        low.queuePriority = .veryHigh
         #expect(await OperationQueue().runs([high, low]))
         #expect(try high.value == .high)
-        #expect(try low.value == .low, "queuePriority .veryHigh does not raise the task's priority")
+        #expect(try low.value == .low)
+    }
+
+    @Test("queuePriority does not reach the work: .veryHigh and .veryLow run their tasks at the same priority")
+    func queuePriorityDoesNotReachTheWork() async throws {
+        // No task priority of their own, so nothing but the queue could set one apart.
+        let veryHigh = TaskOperation { Task.currentPriority }
+        veryHigh.queuePriority = .veryHigh
+        let veryLow = TaskOperation { Task.currentPriority }
+        veryLow.queuePriority = .veryLow
+        #expect(await OperationQueue().runs([veryHigh, veryLow]))
+        #expect(try veryHigh.value == veryLow.value)
     }
 
     @Test("the operation is freed once finished")

@@ -8,8 +8,10 @@ import TaskOperations
 import TestSupport
 
 /// One stress run: operations of every type the package offers, spread over four queues of
-/// different widths, with random dependencies, random cancellations and tasks that await
-/// operations (some of them cancelled at random), all decided up front by a seeded
+/// different widths, with random dependencies (some added after the operation was queued),
+/// barrier blocks between them, random cancellations and tasks that await operations (some
+/// of them cancelled at random, some adding the operation with `run`, on queues with pending
+/// barrier blocks, and cancelled before or after they add it), all decided up front by a seeded
 /// generator — so the seed of a failed run builds the same graph again. (The threads' timing
 /// is not replayed: a replay builds the same graph, and races it anew.)
 ///
@@ -25,9 +27,10 @@ import TestSupport
 /// a queue with a barrier block (`drained`) is safe (chapter 3's README).
 ///
 /// What it checks, for every operation: its completion block ran exactly once; when it ran,
-/// the operation was finished and not executing, and not cancelled beside a success; every queue drained; every awaiting task returned; its work
+/// the operation was finished and not executing, and not cancelled beside a success; every queue drained; every awaiting task returned; every barrier block ran; its work
 /// ran once (a chained operation's only if its upstream gave it an input), or never if it was
-/// cancelled before it was added, and only after all its dependencies had finished; a result
+/// cancelled before it was added, and only after all the dependencies it had when it was
+/// queued had finished (one added later may not hold it back: Apple); a result
 /// operation has a result, the one its fate allows, set by at most one `finish(with:)`; once
 /// everything is done, it was freed.
 /// (A second "isFinished" announcement for an operation Foundation already finished is
@@ -64,6 +67,9 @@ final class StressRun: Sendable {
         case awaitingTaskCancelled
         /// Cancelled from another thread while its work finishes: the two race.
         case cancelledAsItFinishes
+        /// Added by a task with `queue.run(_:)`, and that task is cancelled from a global
+        /// queue at a moment nobody chose: before it added the operation, or after.
+        case runByCancelledTask
     }
 
     /// How the work ends. (A `TaskOperation` finishes when its closure returns: it returns at
@@ -87,9 +93,18 @@ final class StressRun: Sendable {
         let refuses: Bool
         /// Whether a task awaits it (`untilFinished()`); always for `.awaitingTaskCancelled`.
         let awaited: Bool
+        /// Dependencies added only after it was queued: too late, perhaps, to hold it back.
+        let lateDependencies: [Int]
+        /// Whether a barrier block is added to its queue right after it.
+        let barrierAfter: Bool
     }
 
     static let queueWidths = [1, 2, 8, OperationQueue.defaultMaxConcurrentOperationCount]
+    /// The queues that get barrier blocks between operations (of width 1 and 8). Operations
+    /// cancelled before they are added go to the others: on Linux, adding an operation that
+    /// is already cancelled to a queue with a pending barrier block deadlocks Foundation (the
+    /// queue takes its own lock twice), whoever wrote the operation.
+    static let queuesWithBarriers: Set<Int> = [0, 2]
 
     let seed: UInt64
     let plans: [Plan]
@@ -101,6 +116,8 @@ final class StressRun: Sendable {
     private let ledger: Locked<Ledger>
     private let waves: [(operations: Range<Int>, completed: Counter)]
     static let waveSize = 250
+    /// How many barrier blocks were added, and how many ran.
+    private let barriers = Locked((added: 0, ran: 0))
 
     private struct WeakOperation {
         weak var operation: Operation?
@@ -143,19 +160,31 @@ final class StressRun: Sendable {
                 case 3: .cancelledByItsWork
                 case 4: .awaitingTaskCancelled
                 case 5: .cancelledAsItFinishes
+                case 6: .runByCancelledTask
                 default: .runs
                 }
             let finishing: Finishing = [.atOnce, .onAnotherThread, .twice].randomElement(using: &random)!
             let dependencyCount = earlier.isEmpty ? 0 : Int.random(in: 0...3, using: &random)
             let dependencies = Set((0..<dependencyCount).map { _ in Int.random(in: earlier, using: &random) })
             let upstream = kind == .chained ? upstreams.randomElement(using: &random) : nil
+            let queue =
+                fate == .cancelledBeforeAdding
+                ? Self.queueWidths.indices.filter { !Self.queuesWithBarriers.contains($0) }.randomElement(
+                    using: &random)!
+                : Int.random(in: 0..<Self.queueWidths.count, using: &random)
+            let lateCount = earlier.isEmpty || Int.random(in: 0..<8, using: &random) != 0 ? 0 : 1
+            let lateDependencies = Set((0..<lateCount).map { _ in Int.random(in: earlier, using: &random) })
+                .subtracting(dependencies)
             plans.append(
                 Plan(
                     kind: kind, fate: fate, finishing: finishing,
-                    queue: Int.random(in: 0..<Self.queueWidths.count, using: &random),
+                    queue: queue,
                     dependencies: dependencies.sorted(), upstream: upstream,
                     refuses: kind == .result && Int.random(in: 0..<8, using: &random) == 0,
-                    awaited: fate == .awaitingTaskCancelled || Int.random(in: 0..<8, using: &random) == 0))
+                    awaited: fate == .awaitingTaskCancelled || Int.random(in: 0..<8, using: &random) == 0,
+                    lateDependencies: lateDependencies.sorted(),
+                    barrierAfter: Self.queuesWithBarriers.contains(queue) && Int.random(in: 0..<20, using: &random) == 0
+                ))
             if kind == .result || kind == .chained { resultOperations.append(index) }
         }
         self.plans = plans
@@ -234,6 +263,11 @@ final class StressRun: Sendable {
         for (index, queue) in queues.enumerated() where await !drained(queue, within: secondsLeft()) {
             problems.append("the \(Self.describeQueue(index)) did not drain; \(queue.operationCount) operations left")
         }
+        // Each queue drained behind a barrier block of its own: every one added before it ran.
+        let barriers = barriers.withLock { $0 }
+        if barriers.ran != barriers.added {
+            problems.append("\(barriers.ran) of the \(barriers.added) barrier blocks ran")
+        }
         let tasks = awaitingTasks
         awaitingTasks = []
         if await !completes(within: secondsLeft(), { for task in tasks { await task.value } }) {
@@ -255,14 +289,27 @@ final class StressRun: Sendable {
             ledger.withLock { $0.problems.append("\(describe(index)): cancel() finished it outside a queue") }
             return []
         }
-        queues[plan.queue].addOperation(operation)
+        let queue = queues[plan.queue]
+        var tasks: [Task<Void, Never>] = []
+        if plan.fate == .runByCancelledTask {
+            let task = Task { await queue.run(operation) }
+            DispatchQueue.global().async { task.cancel() }
+            tasks.append(task)
+        } else {
+            queue.addOperation(operation)
+        }
+        for dependency in plan.lateDependencies { operation.addDependency(heldOperation(dependency)) }
+        if plan.barrierAfter {
+            barriers.withLock { $0.added += 1 }
+            queue.addBarrierBlock { [barriers] in barriers.withLock { $0.ran += 1 } }
+        }
         switch plan.fate {
         case .cancelledAfterAdding: cancelDirectly(operation)
         case .cancelledFromAnotherThread: DispatchQueue.global().async { self.cancelDirectly(operation) }
         default: break
         }
-        guard plan.awaited else { return [] }
-        guard plan.fate == .awaitingTaskCancelled else { return [Task { await operation.untilFinished() }] }
+        guard plan.awaited else { return tasks }
+        guard plan.fate == .awaitingTaskCancelled else { return tasks + [Task { await operation.untilFinished() }] }
         // The awaiting task owns this one: cancelling the task cancels it, as `queue.run(_:)`
         // does (`untilFinished()` alone only watches).
         let task = Task {
@@ -273,7 +320,7 @@ final class StressRun: Sendable {
             }
         }
         DispatchQueue.global().async { task.cancel() }
-        return [task]
+        return tasks + [task]
     }
 
     /// Cancels `operation` as the test's own code, not through an awaiting task, and keeps no
@@ -368,7 +415,12 @@ final class StressRun: Sendable {
     }
 
     private func workStarts(_ index: Int, _ operation: Operation?) {
-        let unfinished = operation?.dependencies.filter { !$0.isFinished }.count ?? 0
+        // The dependencies it had when it was queued (its upstream among them); a late one may
+        // not hold it back. A dependency already freed had finished.
+        let queuedWith = plans[index].dependencies + (plans[index].upstream.map { [$0] } ?? [])
+        let unfinished = weakOperations.withLock { weak in
+            queuedWith.filter { weak[$0].operation.map { !$0.isFinished } ?? false }.count
+        }
         ledger.withLock { ledger in
             ledger.workRuns[index] += 1
             if operation == nil {
@@ -414,7 +466,8 @@ final class StressRun: Sendable {
             let expectedRuns: ClosedRange<Int> =
                 switch plan.fate {
                 case .cancelledBeforeAdding: 0...0
-                case .cancelledAfterAdding, .cancelledFromAnotherThread, .awaitingTaskCancelled: 0...1
+                case .cancelledAfterAdding, .cancelledFromAnotherThread, .awaitingTaskCancelled, .runByCancelledTask:
+                    0...1
                 // A chained operation runs its work only if its upstream gave it an input.
                 case .runs, .cancelledByItsWork, .cancelledAsItFinishes:
                     plan.kind == .chained && ended?.hasPrefix("failure(input(") == true ? 0...0 : 1...1
@@ -475,7 +528,8 @@ final class StressRun: Sendable {
             // Cancelled before its work finished: whatever the work produced becomes the
             // cancellation (an input problem stops a chained operation before any work).
             return Set(uncancelled.map { $0.hasPrefix("failure(input(") ? $0 : cancelled })
-        case .cancelledAfterAdding, .cancelledFromAnotherThread, .awaitingTaskCancelled, .cancelledAsItFinishes:
+        case .cancelledAfterAdding, .cancelledFromAnotherThread, .awaitingTaskCancelled, .cancelledAsItFinishes,
+            .runByCancelledTask:
             return uncancelled.union([cancelled])
         }
     }
@@ -510,7 +564,7 @@ final class StressRun: Sendable {
     private func describe(_ index: Int) -> String {
         let plan = plans[index]
         return
-            "operation \(index) (\(plan.kind), \(plan.fate)\(plan.awaited ? ", awaited" : ""), finishing \(plan.finishing), \(Self.describeQueue(plan.queue)), dependencies \(plan.dependencies))"
+            "operation \(index) (\(plan.kind), \(plan.fate)\(plan.awaited ? ", awaited" : ""), finishing \(plan.finishing), \(Self.describeQueue(plan.queue)), dependencies \(plan.dependencies), late \(plan.lateDependencies)\(plan.barrierAfter ? ", a barrier after it" : ""))"
     }
 }
 

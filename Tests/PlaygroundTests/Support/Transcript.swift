@@ -29,43 +29,16 @@ enum Transcript {
 
     /// Runs the chapter's executable, unpaced, and returns the lines it printed.
     static func run(_ chapter: String, within seconds: Double = 30) async throws -> [String] {
-        let executable = productsDirectory.appendingPathComponent(chapter)
-        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-            throw TranscriptError(
-                """
-                \(executable.path) is not built. The transcript check runs the chapters that the \
-                build put next to the tests: run `swift build` (or `swift test`, which builds every \
-                target) first. In Xcode, build the package (Product > Build) before testing.
-                """)
-        }
         #if os(macOS) || os(Linux)
-            // Output goes to a file, not a pipe: a full pipe could block the child forever.
-            let outputFile = FileManager.default.temporaryDirectory
-                .appendingPathComponent("\(chapter)-\(UUID().uuidString).out")
-            guard FileManager.default.createFile(atPath: outputFile.path, contents: nil) else {
-                throw TranscriptError("cannot create \(outputFile.path)")
-            }
-            defer { try? FileManager.default.removeItem(at: outputFile) }
-            let output = try FileHandle(forWritingTo: outputFile)
-            defer { try? output.close() }
-
-            let process = Process()
-            process.executableURL = executable
-            process.environment = ProcessInfo.processInfo.environment.merging(["CHAPTER_PACING": "0"]) { $1 }
-            process.standardOutput = output
-            let exited = Flag()
-            process.terminationHandler = { _ in exited.raise() }
-            try process.run()
-            guard await exited.wait(seconds: seconds) else {
-                process.terminate()
+            let child = try ChildProcess(chapter, environment: ["CHAPTER_PACING": "0"])
+            guard await child.exits(within: seconds) else {
+                child.terminate()
                 throw TranscriptError("\(chapter) did not exit within \(seconds) s")
             }
-            guard process.terminationStatus == 0 else {
-                throw TranscriptError("\(chapter) exited with status \(process.terminationStatus)")
+            guard let status = child.status, status == 0 else {
+                throw TranscriptError("\(chapter) exited with status \(child.status ?? -1): \(child.errorOutput)")
             }
-            let printed = try String(contentsOf: outputFile, encoding: .utf8)
-            return printed.hasSuffix("\n")
-                ? printed.dropLast().components(separatedBy: "\n") : printed.components(separatedBy: "\n")
+            return child.printedLines
         #else
             // Process exists only on macOS and Linux (and Windows); iOS runs no executables.
             throw TranscriptError("the transcript check runs executables: macOS or Linux only")

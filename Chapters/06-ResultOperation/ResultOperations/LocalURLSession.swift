@@ -1,0 +1,121 @@
+import AsyncOperations
+import Dispatch
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking  // URLRequest, URLResponse and URLError on Linux
+#endif
+
+/// What the post's operations (`SwiftGenericsPost`) ask of `URLSession`: a data task for a
+/// request, whose completion handler gets the data, the response and an error.
+public protocol DataTaskSession: Sendable {
+    func dataTask(
+        with request: URLRequest,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any SessionDataTask
+}
+
+/// A data task, as the post's operations use it.
+public protocol SessionDataTask: Sendable {
+    func resume()
+    func cancel()
+}
+
+/// A local stand-in for `URLSession`'s data tasks, answering from a `LocalWeb`: no network.
+///
+/// Like a `URLSession` task, a task starts suspended and does nothing until `resume()`; its
+/// completion handler runs once, on the session's `delegateQueue`; and `cancel()` makes it
+/// run with `URLError(.cancelled)`, later, on that queue. (Apple documents that
+/// `URLSessionTask.cancel()` "returns immediately, marking the task as being canceled", and
+/// that the task then completes with `NSURLErrorCancelled`.)
+///
+/// The answers: a HEAD request gets a response for the URL the redirect table ends at
+/// (status 200 if the page exists, else 404) — or no response at all for a redirect without
+/// a target, the case the post calls `missingRedirectURL`. A GET gets the page's HTML.
+public struct LocalURLSession: DataTaskSession {
+    public let web: LocalWeb
+    /// Where completion handlers run. A test can hold a serial queue here to decide when a
+    /// cancelled task reports its cancellation.
+    public let delegateQueue: DispatchQueue
+
+    public init(web: LocalWeb, delegateQueue: DispatchQueue = .global()) {
+        self.web = web
+        self.delegateQueue = delegateQueue
+    }
+
+    public func dataTask(
+        with request: URLRequest,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> any SessionDataTask {
+        LocalDataTask(request: request, web: web, delegateQueue: delegateQueue, completionHandler: completionHandler)
+    }
+}
+
+/// One task of a `LocalURLSession`.
+final class LocalDataTask: SessionDataTask {
+    private typealias Handler = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+
+    private let url: URL
+    private let isHead: Bool
+    private let web: LocalWeb
+    private let delegateQueue: DispatchQueue
+    /// The completion handler until it is called; `resumed` once `resume()` was called.
+    private let state: Locked<(handler: Handler?, resumed: Bool)>
+
+    init(
+        request: URLRequest, web: LocalWeb, delegateQueue: DispatchQueue,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) {
+        url = request.url ?? URL(fileURLWithPath: "/")
+        isHead = request.httpMethod == "HEAD"
+        self.web = web
+        self.delegateQueue = delegateQueue
+        state = Locked((completionHandler, false))
+    }
+
+    func resume() {
+        let first = state.withLock { state in
+            defer { state.resumed = true }
+            return !state.resumed && state.handler != nil
+        }
+        guard first else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + web.latency) {
+            let (data, response, error) = self.answer()
+            self.complete(data, response, error)
+        }
+        web.onRequest?(url)
+    }
+
+    func cancel() {
+        complete(nil, nil, URLError(.cancelled))
+    }
+
+    /// Calls the completion handler on the delegate queue, unless it was called already.
+    private func complete(_ data: Data?, _ response: URLResponse?, _ error: (any Error)?) {
+        guard
+            let handler = state.withLock({ state in
+                defer { state.handler = nil }
+                return state.handler
+            })
+        else { return }
+        delegateQueue.async { handler(data, response, error) }
+    }
+
+    private func answer() -> (Data?, URLResponse?, (any Error)?) {
+        let target: URL
+        if isHead {
+            switch web.finalURL(of: url) {
+            case .success(let finalURL?): target = finalURL
+            case .success(nil): return (nil, nil, nil)  // a redirect without a target
+            case .failure(LocalWeb.Failure.notFound(let missing)): target = missing
+            case .failure: return (nil, nil, URLError(.httpTooManyRedirects))
+            }
+        } else {
+            target = url
+        }
+        let page = web.pages[target]
+        let response = HTTPURLResponse(
+            url: target, statusCode: page == nil ? 404 : 200, httpVersion: nil, headerFields: nil)
+        return (isHead ? Data() : Data((page ?? "").utf8), response, nil)
+    }
+}

@@ -1,0 +1,28 @@
+// The article's own example, run against the article's own coordinators (PopularCoordinators).
+// This file imports the article's module and not Foundation, so `Operation` here is the
+// article's protocol: what the article means by "only import its library". In main.swift,
+// which imports Foundation, the same name would be ambiguous.
+import ChapterSupport
+import PopularCoordinators
+
+/// The article's operation that does nothing: it completes at once, without an error.
+final class MyOperation: Operation {
+    func perform(completion: @escaping (Error?) -> Void) {
+        completion(nil)
+    }
+}
+
+/// The article's two call sites: two `MyOperation`s, concurrently, then serially. (`say` is
+/// the article's `print`, flushed at once.)
+func runTheArticlesExample() {
+    let operations = [MyOperation(), MyOperation()]
+    let coordinator = ConcurrentOperationCoordinator()
+    coordinator.perform(operations) { errors in
+        say("All done")
+    }
+
+    let serialCoordinator = SerialOperationCoordinator()
+    serialCoordinator.perform(operations) { errors in
+        say("All done")
+    }
+}

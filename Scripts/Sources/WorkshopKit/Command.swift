@@ -1,0 +1,104 @@
+/// A command of `Scripts/workshop`, parsed from its arguments.
+public enum Command: Equatable, Sendable {
+    case list
+    case next
+    case check(Int)
+    case watch(Int?)
+    case hint(Int)
+    case solution(Int)
+    case reset(Int)
+    case restore(Int)
+    case verify
+    case help
+
+    /// The commands, as `help` and a usage error list them.
+    public static let usage = """
+        Scripts/workshop — the exercises of AsyncOperationsPlayground, one per chapter.
+
+          list          every exercise and whether it passes: your progress at a glance
+          next          checks the exercises in order and stops at the first one that does not pass
+                        yet; exits with 1 until every exercise passes
+          check N       builds and tests exercise N on its own: what fails, as it happens
+          watch [N]     works on exercise N (or the next unfinished one): checks it again each time
+                        you save it; keys for the hint, reset, running the chapter, the next exercise
+          hint N        a hint for exercise N
+          solution N    the reference solution, as a diff against the stub
+          reset N       puts exercise N's stub back; your version is kept, `restore N` brings it back
+          restore N     brings back the version of exercise N that `reset N` kept
+          verify        for CI: every solution and correct alternative passes, every stub and wrong
+                        answer fails (on a copy: your files are never touched)
+          help          this text
+
+        N is the exercise's number, as in its folder (2 or 02). A check that runs out of time is
+        stopped, with every process it started, and says what that usually means.
+        """
+
+    /// Parses the arguments after the script's name.
+    public init(arguments: [String], exercises: [Int]) throws {
+        guard let name = arguments.first else {
+            throw WorkshopError("which command?\n\n\(Self.usage)", status: 2)
+        }
+        let rest = Array(arguments.dropFirst())
+
+        func number(required: Bool) throws -> Int? {
+            guard let text = rest.first else {
+                if required {
+                    throw WorkshopError(
+                        "\(name) needs an exercise's number, e.g. `\(name) 2` (the exercises: \(Self.list(exercises)))",
+                        status: 2)
+                }
+                return nil
+            }
+            guard let value = Int(text), value >= 0, text.allSatisfy(\.isNumber) else {
+                throw WorkshopError(
+                    "'\(text)' is not an exercise's number (the exercises: \(Self.list(exercises)))", status: 2)
+            }
+            guard exercises.contains(value) else {
+                throw WorkshopError("there is no exercise \(text) (the exercises: \(Self.list(exercises)))", status: 2)
+            }
+            return value
+        }
+
+        func noMore(after count: Int) throws {
+            guard rest.count > count else { return }
+            let extra = rest.dropFirst(count).map { "'\($0)'" }.joined(separator: " ")
+            throw WorkshopError(
+                "\(name) takes \(count == 0 ? "no arguments" : "one exercise number"); unexpected: \(extra)", status: 2)
+        }
+
+        switch name {
+        case "list":
+            try noMore(after: 0)
+            self = .list
+        case "next":
+            try noMore(after: 0)
+            self = .next
+        case "verify":
+            try noMore(after: 0)
+            self = .verify
+        case "help", "--help", "-h":
+            try noMore(after: 0)
+            self = .help
+        case "watch":
+            try noMore(after: 1)
+            self = .watch(try number(required: false))
+        case "check", "hint", "solution", "reset", "restore":
+            try noMore(after: 1)
+            let value = try number(required: true)!
+            switch name {
+            case "check": self = .check(value)
+            case "hint": self = .hint(value)
+            case "solution": self = .solution(value)
+            case "reset": self = .reset(value)
+            default: self = .restore(value)
+            }
+        default:
+            throw WorkshopError("unknown command '\(name)'\n\n\(Self.usage)", status: 2)
+        }
+    }
+
+    static func list(_ numbers: [Int]) -> String {
+        guard let first = numbers.first, let last = numbers.last else { return "none" }
+        return numbers == Array(first...last) ? "\(first) to \(last)" : numbers.map(String.init).joined(separator: ", ")
+    }
+}

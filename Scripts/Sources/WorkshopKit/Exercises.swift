@@ -1,0 +1,111 @@
+import Foundation
+
+/// One exercise of the workshop, found by its folder: Chapters/Workshop/NN-Name/ExerciseN/.
+public struct Exercise: Equatable, Sendable {
+    public let number: Int
+    /// The folder's name, the same as its chapter's: "02-ManualState".
+    public let folder: String
+    /// The chapter's title, from its README's first line ("Managing the state by hand").
+    public let title: String
+    /// Absolute paths.
+    public let directory: URL
+    public let file: URL
+    public let chapterReadme: URL
+
+    public var reference: URL { directory.appendingPathComponent("Reference") }
+    public var tests: URL { directory.appendingPathComponent("Tests") }
+    public var stub: URL { reference.appendingPathComponent("Stub.swift") }
+    public var solution: URL { reference.appendingPathComponent("Solution.swift") }
+    public var hint: URL { reference.appendingPathComponent("Hint.md") }
+    public var stuck: URL { reference.appendingPathComponent("Stuck.md") }
+    public var crash: URL { reference.appendingPathComponent("Crash.md") }
+    public var wrongAnswers: URL { directory.appendingPathComponent("WrongAnswers") }
+    public var alternatives: URL { directory.appendingPathComponent("Alternatives") }
+    /// The exercise's Xcode scheme, named like its folder.
+    public var scheme: URL {
+        directory.deletingLastPathComponent()
+            .appendingPathComponent(".swiftpm/xcode/xcshareddata/xcschemes/\(folder).xcscheme")
+    }
+    /// The module of its tests, as the event stream names it.
+    public var testModule: String { "Exercise\(number)Tests" }
+    /// The chapter's executable.
+    public var chapterProduct: String { "chapter\(number)" }
+}
+
+/// The repository the runner works in, and its exercises.
+public struct Workshop: Sendable {
+    /// The playground's root: the folder with Package.swift, Chapters/ and Scripts/.
+    public let root: URL
+    public let exercises: [Exercise]
+
+    public var package: URL { root.appendingPathComponent("Chapters/Workshop") }
+
+    /// Finds the exercises under `root`, in order.
+    public init(root: URL) throws {
+        self.root = root.standardizedFileURL
+        let package = self.root.appendingPathComponent("Chapters/Workshop")
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: package.appendingPathComponent("Package.swift").path) else {
+            throw WorkshopError("no workshop at \(package.path) (its Package.swift is missing)")
+        }
+        var found: [Exercise] = []
+        for folder in try manager.contentsOfDirectory(atPath: package.path).sorted() {
+            guard let number = Self.number(ofFolder: folder) else { continue }
+            let directory = package.appendingPathComponent(folder)
+            let stubFolder = directory.appendingPathComponent("Exercise\(number)")
+            let files = (try? manager.contentsOfDirectory(atPath: stubFolder.path))?.filter { $0.hasSuffix(".swift") }
+            guard let file = files?.sorted().first else { continue }
+            let readme = self.root.appendingPathComponent("Chapters/\(folder)/README.md")
+            found.append(
+                Exercise(
+                    number: number, folder: folder, title: Self.title(ofReadme: readme) ?? folder,
+                    directory: directory, file: stubFolder.appendingPathComponent(file), chapterReadme: readme))
+        }
+        exercises = found.sorted { $0.number < $1.number }
+    }
+
+    /// The root above `start` (or `start` itself): the first folder that holds
+    /// Chapters/Workshop/Package.swift.
+    public static func findRoot(from start: URL) -> URL? {
+        var folder = start.standardizedFileURL
+        while true {
+            let manifest = folder.appendingPathComponent("Chapters/Workshop/Package.swift")
+            if FileManager.default.fileExists(atPath: manifest.path) { return folder }
+            let parent = folder.deletingLastPathComponent()
+            if parent.path == folder.path { return nil }
+            folder = parent
+        }
+    }
+
+    public func exercise(_ number: Int) -> Exercise? {
+        exercises.first { $0.number == number }
+    }
+
+    /// 2 for "02-ManualState"; nil for a folder that is not an exercise's.
+    static func number(ofFolder folder: String) -> Int? {
+        let digits = folder.prefix { $0.isNumber }
+        guard digits.count == 2, folder.dropFirst(2).hasPrefix("-") else { return nil }
+        return Int(digits)
+    }
+
+    /// "Managing the state by hand" from "# Chapter 2 — Managing the state by hand".
+    static func title(ofReadme readme: URL) -> String? {
+        guard let text = try? String(contentsOf: readme, encoding: .utf8),
+            let first = text.split(separator: "\n", maxSplits: 1).first
+        else { return nil }
+        var title = first.drop { $0 == "#" || $0 == " " }
+        if let dash = title.range(of: " — ") { title = title[dash.upperBound...] }
+        return String(title)
+    }
+}
+
+/// A problem the runner reports in a sentence, with exit status 2 (a usage error) or 1.
+public struct WorkshopError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public let status: Int32
+
+    public init(_ description: String, status: Int32 = 1) {
+        self.description = description
+        self.status = status
+    }
+}

@@ -1,0 +1,282 @@
+import Foundation
+
+#if os(Linux)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Turns what the runner concluded into what the learner reads: what happened, the evidence
+/// (the test, the issue, the compiler's notes), what it usually means in this exercise, and
+/// what to do next.
+public struct Explainer: Sendable {
+    /// Where the command was run: paths are printed relative to it.
+    public let workingDirectory: URL
+    /// How the learner called the runner (e.g. "Scripts/workshop", "../../Scripts/workshop").
+    public let launcher: String
+
+    public init(workingDirectory: URL, launcher: String) {
+        self.workingDirectory = workingDirectory.standardizedFileURL
+        self.launcher = launcher
+    }
+
+    /// `url` as a path that works from the working directory.
+    public func path(_ url: URL) -> String {
+        Self.relativePath(url.standardizedFileURL.path, from: workingDirectory.path)
+    }
+
+    /// `path` relative to `base` (both absolute), with ".." where needed; absolute when they
+    /// share nothing but the root.
+    public static func relativePath(_ path: String, from base: String) -> String {
+        let target = path.split(separator: "/")
+        let from = base.split(separator: "/")
+        let common = zip(target, from).prefix { $0 == $1 }.count
+        guard common > 0 else { return path }
+        let up = Array(repeating: "..", count: from.count - common)
+        let rest = target.dropFirst(common).map(String.init)
+        let joined = (up + rest).joined(separator: "/")
+        return joined.isEmpty ? "." : joined
+    }
+
+    /// A command of the runner, as the learner can type it from where they are.
+    public func command(_ arguments: String) -> String { "\(launcher) \(arguments)" }
+
+    // MARK: - The explanations
+
+    /// What the learner reads after a check of `exercise`, once the live output has shown
+    /// each test as it ended. `notes` are the exercise's Stuck.md and Crash.md texts.
+    public func explain(_ judgement: Judgement, of exercise: Exercise, notes: ExerciseNotes, seconds: Double?)
+        -> [String]
+    {
+        let time = seconds.map { String(format: " (%.1f s)", $0) } ?? ""
+        switch judgement.verdict {
+        case .passes:
+            return ["✔ Exercise \(exercise.number) passes: all \(judgement.passedCount) of its tests\(time)."]
+        case .fails:
+            let failed = judgement.failures.count
+            let total = failed + judgement.passedCount
+            var lines = [
+                failed == 0
+                    ? "✘ No test of exercise \(exercise.number) ran\(time)."
+                    : "✘ Not yet\(time): \(failed) of \(total) tests fail (their messages are above)."
+            ]
+            lines.append("  Edit \(path(exercise.file)) (look for TODO), then check again.")
+            lines.append("  Stuck? \(command("hint \(exercise.number)"))")
+            return lines
+        case .doesNotCompile:
+            return compileErrors(judgement, of: exercise)
+        case .crashed:
+            return crash(judgement.crash, of: exercise, notes: notes)
+        case .ranOutOfTime:
+            return timeOut(judgement.timeOut, of: exercise, notes: notes)
+        }
+    }
+
+    func compileErrors(_ judgement: Judgement, of exercise: Exercise) -> [String] {
+        var lines = ["✘ Exercise \(exercise.number) does not compile:"]
+        let shown = judgement.compileErrors.prefix(4)
+        for error in shown {
+            lines.append("")
+            // The compiler's header lines, notes included, with paths that work from here.
+            lines += error.lines.map { "  " + pathsRelative(in: $0) }
+        }
+        if judgement.compileErrors.count > shown.count {
+            lines.append("  … and \(judgement.compileErrors.count - shown.count) more errors.")
+        }
+        if judgement.compileErrors.isEmpty {
+            lines += judgement.otherErrors.prefix(8).map { "  " + pathsRelative(in: $0) }
+            if judgement.otherErrors.isEmpty { lines.append("  (the build failed without saying why)") }
+        }
+        lines.append("")
+        if let first = judgement.compileErrors.first {
+            let file = URL(fileURLWithPath: first.file)
+            lines.append("  Fix the first error, in \(path(file)):\(first.line), then check again.")
+        }
+        lines.append("  Stuck? \(command("hint \(exercise.number)"))")
+        return lines
+    }
+
+    func crash(_ crash: Judgement.Crash?, of exercise: Exercise, notes: ExerciseNotes) -> [String] {
+        guard let crash else { return ["✘ The tests crashed."] }
+        var lines: [String] = []
+        let signal = crash.signal.map { " with \(Self.describe(signal: $0))" } ?? ""
+        if let culprit = crash.culprit {
+            lines.append("✘ The tests crashed\(signal), in the test “\(culprit.displayName)” (\(culprit.name)).")
+        } else if crash.running.isEmpty {
+            lines.append("✘ The tests crashed\(signal), before any test started.")
+        } else {
+            lines.append("✘ The tests crashed\(signal), while these tests ran:")
+            lines += crash.running.map { "    “\($0.displayName)” (\($0.name))" }
+        }
+        if !crash.reason.isEmpty {
+            lines.append("  What the program said as it stopped:")
+            lines += crash.reason.map { "    " + exercisePath(in: pathsRelative(in: $0), of: exercise) }
+        }
+        if let issue = crash.lastIssue {
+            lines.append("  The last issue a test recorded before the crash:")
+            lines += issue.explanation.map { "    " + $0 }
+        }
+        switch crash.reproducedAlone {
+        case true?:
+            lines.append("  Run alone, that test crashed again: the crash is in what it calls.")
+        case false?:
+            lines.append(
+                "  Run again one at a time, no test crashed: it happens only when tests run together, at the same time — a race between threads."
+            )
+        case nil:
+            break
+        }
+        if let signal = crash.signal, let cause = Self.cause(ofSignal: signal) {
+            lines.append("  \(cause)")
+        }
+        return lines + ending(notes.crash, titled: "Likely causes in exercise \(exercise.number):", of: exercise)
+    }
+
+    func timeOut(_ timeOut: Judgement.TimeOut?, of exercise: Exercise, notes: ExerciseNotes) -> [String] {
+        guard let timeOut else { return ["✘ The check ran out of time."] }
+        if timeOut.phase == .build {
+            return [
+                "✘ The build ran out of time and was stopped, with every process it started.",
+                "  A first build compiles the chapters' libraries; on a busy machine, check again.",
+            ]
+        }
+        var lines = ["✘ The tests ran out of time: they were stopped, with every process this check started."]
+        if timeOut.unfinished.isEmpty {
+            lines.append("  No test had started.")
+        } else {
+            lines.append("  These had not ended:")
+            lines += timeOut.unfinished.map { "    “\($0.displayName)” (\($0.name))" }
+        }
+        if let issue = timeOut.lastIssue {
+            lines.append("  The last issue a test recorded before that:")
+            lines += issue.explanation.map { "    " + $0 }
+        }
+        lines.append("")
+        lines.append("What that means:")
+        let culprit = timeOut.culprit.map { "“\($0.displayName)”" }
+        if timeOut.busy == true {
+            lines.append(
+                "  The tests kept a processor busy to the end: a loop that never ends, waiting for a state that never comes without ever sleeping or suspending."
+            )
+            if let culprit, timeOut.reproducedAlone == true { lines.append("  Run alone, \(culprit) looped too.") }
+        } else if timeOut.everyTestStopped {
+            lines.append(
+                "  Several tests stopped at once and none ended afterwards, although each of their waits has a time limit: the threads that run Swift's tasks (one per core) were all blocked, so nothing else could run, not even those limits."
+            )
+            if timeOut.reproducedAlone == false {
+                lines.append(
+                    "  Run one at a time, each ended: they block only together, each holding a thread while it waits.")
+            } else if let culprit, timeOut.reproducedAlone == true {
+                lines.append("  Run alone, \(culprit) did not end either: it blocks by itself.")
+            }
+            lines.append(
+                "  What blocks a thread: a blocking wait in async code — DispatchSemaphore.wait(), DispatchGroup.wait(), waitUntilFinished(), a lock that is never released — or a deadlock."
+            )
+        } else {
+            lines.append(
+                "  \(culprit ?? "The test") did not end while the others did: it waits for something that never happens — a blocking wait for a signal that never comes, a deadlock (a lock taken while it is held, a change announced while holding the lock its observers take), or an operation that never finishes (a missing finish()) waited for without a time limit."
+            )
+        }
+        let specific = timeOut.busy == true ? notes.busy : notes.waiting
+        return lines + ending(specific, titled: "In exercise \(exercise.number), that usually means:", of: exercise)
+    }
+
+    /// The exercise's own notes for what happened, under `title`, then the hint's command.
+    func ending(_ notes: [String]?, titled title: String, of exercise: Exercise) -> [String] {
+        var lines: [String] = []
+        if let notes { lines += ["", title] + notes.map { "  " + $0 } }
+        return lines + ["", "  Stuck? \(command("hint \(exercise.number)"))"]
+    }
+
+    /// An absolute path at the start of a compiler's line, made relative to the working
+    /// directory (if it names a file that exists).
+    func pathsRelative(in line: String) -> String {
+        let indent = line.prefix { $0 == " " }
+        let rest = line.dropFirst(indent.count)
+        guard rest.hasPrefix("/"), let colon = rest.firstIndex(of: ":") else { return line }
+        let absolute = String(rest[..<colon])
+        guard FileManager.default.fileExists(atPath: absolute) else { return line }
+        return indent + Self.relativePath(absolute, from: workingDirectory.path) + rest[colon...]
+    }
+
+    /// The runtime names a file by its module and name ("Exercise10/LimitedMap.swift:34:
+    /// Fatal error…"): the exercise's own file gets a path that works from here.
+    func exercisePath(in line: String, of exercise: Exercise) -> String {
+        let short = "Exercise\(exercise.number)/\(exercise.file.lastPathComponent):"
+        guard line.hasPrefix(short) else { return line }
+        return path(exercise.file) + ":" + line.dropFirst(short.count)
+    }
+
+    /// "signal 4 (SIGILL)".
+    static func describe(signal: Int32) -> String {
+        let names: [Int32: String] = [
+            SIGILL: "SIGILL", SIGTRAP: "SIGTRAP", SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGFPE: "SIGFPE",
+            SIGKILL: "SIGKILL", SIGSEGV: "SIGSEGV",
+        ]
+        return names[signal].map { "signal \(signal) (\($0))" } ?? "signal \(signal)"
+    }
+
+    /// What a signal usually means for a Swift program.
+    static func cause(ofSignal signal: Int32) -> String? {
+        switch signal {
+        case SIGILL, SIGTRAP:
+            "That signal is how Swift stops a program on a runtime error: a Fatal error, an index out of range, a nil unwrapped with !, a failed precondition — also inside Foundation (an operation enqueued twice, or already finished)."
+        case SIGABRT:
+            "That signal is abort(): a C library's failed assertion, or an uncaught exception."
+        case SIGSEGV, SIGBUS:
+            "That signal is an invalid memory access: usually an object used after it was freed (Foundation holds an operation's dependents without retaining them)."
+        case SIGFPE:
+            "That signal is an arithmetic error, such as a division by zero."
+        case SIGKILL:
+            "That signal comes from outside the program: the system (out of memory?) or a person stopped it."
+        default:
+            nil
+        }
+    }
+}
+
+/// What an exercise's reference material says about a check that crashed or ran out of
+/// time: Reference/Crash.md, and Reference/Stuck.md's sections "## Waiting" (the tests
+/// waited for ever) and "## Busy" (a loop kept a processor busy).
+public struct ExerciseNotes: Sendable {
+    public var crash: [String]?
+    public var waiting: [String]?
+    public var busy: [String]?
+
+    public init(crash: [String]? = nil, waiting: [String]? = nil, busy: [String]? = nil) {
+        self.crash = crash
+        self.waiting = waiting
+        self.busy = busy
+    }
+
+    public init(of exercise: Exercise) {
+        let crashText = try? String(contentsOf: exercise.crash, encoding: .utf8)
+        let stuckText = try? String(contentsOf: exercise.stuck, encoding: .utf8)
+        self.init(
+            crash: crashText.map { Self.lines(of: $0) },
+            waiting: stuckText.flatMap { Self.section("Waiting", in: $0) },
+            busy: stuckText.flatMap { Self.section("Busy", in: $0) })
+    }
+
+    static func lines(of text: String) -> [String] {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        while lines.last?.isEmpty == true { lines.removeLast() }
+        return lines
+    }
+
+    /// The lines under "## <name>", up to the next heading.
+    static func section(_ name: String, in text: String) -> [String]? {
+        var found: [String]?
+        for line in lines(of: text) {
+            if line.hasPrefix("## ") {
+                if found != nil { break }
+                if line.dropFirst(3).trimmingCharacters(in: .whitespaces) == name { found = [] }
+            } else if found != nil {
+                found?.append(line)
+            }
+        }
+        while found?.first?.isEmpty == true { found?.removeFirst() }
+        while found?.last?.isEmpty == true { found?.removeLast() }
+        return found?.isEmpty == true ? nil : found
+    }
+}

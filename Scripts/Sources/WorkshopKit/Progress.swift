@@ -1,0 +1,123 @@
+import Foundation
+
+/// What the runner remembers between commands, in the repository's ignored build folder
+/// (.build/workshop-state): the last verdict of each exercise, with a fingerprint of what it
+/// depended on, and the versions `reset` kept.
+public struct Memory: Sendable {
+    public let folder: URL
+    /// How many kept versions of one exercise `reset` keeps; the oldest go first.
+    public static let keptVersions = 10
+
+    public init(folder: URL) {
+        self.folder = folder
+    }
+
+    public struct Result: Codable, Equatable, Sendable {
+        public var verdict: Verdict
+        public var fingerprint: String
+    }
+
+    var resultsFile: URL { folder.appendingPathComponent("results.json") }
+
+    func results() -> [String: Result] {
+        guard let data = try? Data(contentsOf: resultsFile) else { return [:] }
+        return (try? JSONDecoder().decode([String: Result].self, from: data)) ?? [:]
+    }
+
+    /// The remembered verdict of `exercise`, if nothing it depends on changed since.
+    public func verdict(of exercise: Exercise) -> Verdict? {
+        guard let result = results()[String(exercise.number)], result.fingerprint == Self.fingerprint(of: exercise)
+        else { return nil }
+        return result.verdict
+    }
+
+    public func remember(_ verdict: Verdict, of exercise: Exercise) throws {
+        var all = results()
+        all[String(exercise.number)] = Result(verdict: verdict, fingerprint: Self.fingerprint(of: exercise))
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(all).write(to: resultsFile, options: .atomic)
+    }
+
+    /// A hash of everything a verdict depends on that a learner may change: the exercise's
+    /// file, its tests and the workshop's manifest.
+    public static func fingerprint(of exercise: Exercise) -> String {
+        var files = [
+            exercise.file, exercise.directory.deletingLastPathComponent().appendingPathComponent("Package.swift"),
+        ]
+        let tests = (try? FileManager.default.contentsOfDirectory(atPath: exercise.tests.path)) ?? []
+        files += tests.sorted().map { exercise.tests.appendingPathComponent($0) }
+        var hash = FNV1a()
+        for file in files {
+            hash.add(Data(file.lastPathComponent.utf8))
+            hash.add((try? Data(contentsOf: file)) ?? Data())
+        }
+        return String(hash.value, radix: 16)
+    }
+
+    // MARK: - Versions kept by reset
+
+    func keptFolder(of exercise: Exercise) -> URL {
+        folder.appendingPathComponent("kept").appendingPathComponent(exercise.folder)
+    }
+
+    /// The kept versions of `exercise`, oldest first.
+    public func keptVersions(of exercise: Exercise) -> [URL] {
+        let folder = keptFolder(of: exercise)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { $0.hasSuffix(".swift") }.sorted().map { folder.appendingPathComponent($0) }
+    }
+
+    /// Keeps `contents` as the newest version of `exercise` (unless it is the newest
+    /// already), dropping the oldest beyond `keptVersions`. Returns where it is.
+    @discardableResult
+    public func keep(_ contents: Data, of exercise: Exercise, now: Date = Date()) throws -> URL {
+        let kept = keptVersions(of: exercise)
+        if let newest = kept.last, (try? Data(contentsOf: newest)) == contents { return newest }
+        let folder = keptFolder(of: exercise)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd'T'HH-mm-ss"
+        // "2026-11-23T19-52-45-1_File.swift": no space (the path is printed for the learner
+        // to copy into a shell), and a counter for two versions in one second, so that the
+        // names sort in the order the versions were kept.
+        func name(_ counter: Int) -> String {
+            "\(formatter.string(from: now))-\(counter)_\(exercise.file.lastPathComponent)"
+        }
+        var counter = 1
+        while kept.contains(where: { $0.lastPathComponent == name(counter) }) { counter += 1 }
+        let file = folder.appendingPathComponent(name(counter))
+        try contents.write(to: file, options: .atomic)
+        for old in keptVersions(of: exercise).dropLast(Self.keptVersions) {
+            try? FileManager.default.removeItem(at: old)
+        }
+        return file
+    }
+}
+
+/// The 64-bit FNV-1a hash: enough to notice that a file changed, with no dependency.
+struct FNV1a {
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    mutating func add(_ data: Data) {
+        for byte in data {
+            value ^= UInt64(byte)
+            value = value &* 0x0100_0000_01b3
+        }
+    }
+}
+
+/// "[##-.......] 2 of 11 done": one mark per exercise, # passes, - tried and not yet, . to do.
+public func progressBar(_ verdicts: [Verdict?]) -> String {
+    let marks = verdicts.map { verdict -> Character in
+        switch verdict {
+        case .passes?: "#"
+        case nil: "."
+        default: "-"
+        }
+    }
+    let done = verdicts.filter { $0 == .passes }.count
+    return "[\(String(marks))] \(done) of \(verdicts.count) done"
+}

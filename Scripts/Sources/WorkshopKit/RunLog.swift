@@ -1,0 +1,149 @@
+/// A test that the event stream announced.
+public struct TestInfo: Equatable, Sendable {
+    public let id: String
+    /// The function's name, e.g. "finishReturns()"; the suite's type name for a suite.
+    public let name: String
+    /// What `@Test("…")` or `@Suite("…")` says, else the name.
+    public let displayName: String
+    public let isSuite: Bool
+
+    /// The function's name without its parameter list, as a wrong answer's "Caught by:" line
+    /// names it: "finishReturns".
+    public var functionName: String {
+        name.firstIndex(of: "(").map { String(name[..<$0]) } ?? name
+    }
+
+    /// The module the test belongs to (the test target), e.g. "Exercise2Tests".
+    public var module: String {
+        id.firstIndex(of: ".").map { String(id[..<$0]) } ?? id
+    }
+}
+
+/// An issue a test recorded: an expectation that failed, or `Issue.record`.
+public struct RecordedIssue: Equatable, Sendable {
+    public let testID: String?
+    /// What the expectation saw, e.g. "Expectation failed: learned"; "Issue recorded" for
+    /// `Issue.record`.
+    public let expectation: String
+    /// The messages the test wrote for the learner (an expectation's comment).
+    public let comments: [String]
+
+    /// The lines that tell the learner what went wrong: the test's own words, or what the
+    /// expectation saw when the test says nothing.
+    public var explanation: [String] {
+        comments.isEmpty ? [expectation] : comments
+    }
+}
+
+/// What a test run has reported so far, built from the event stream's records as they come.
+public struct RunLog: Sendable {
+    public private(set) var tests: [String: TestInfo] = [:]
+    /// Test functions (not suites) in the order they started.
+    public private(set) var started: [String] = []
+    /// Test functions that ended, and whether they passed.
+    public private(set) var ended: [String: Bool] = [:]
+    public private(set) var issues: [RecordedIssue] = []
+    public private(set) var runStarted = false
+    public private(set) var runEnded = false
+    /// The time of the last event that changed a test's state, on the run's clock.
+    public private(set) var lastProgress: Double?
+
+    public init() {}
+
+    /// Something a learner may want to see as it happens.
+    public enum Happening: Equatable, Sendable {
+        case passed(TestInfo)
+        case issue(TestInfo?, RecordedIssue)
+        case runStarted
+    }
+
+    /// Adds one record; returns what it tells the learner.
+    @discardableResult
+    public mutating func add(_ record: StreamRecord) -> [Happening] {
+        let payload = record.payload
+        if record.kind == "test", let id = payload.id {
+            tests[id] = TestInfo(
+                id: id, name: payload.name ?? id, displayName: payload.displayName ?? payload.name ?? id,
+                isSuite: payload.kind == "suite")
+            return []
+        }
+        guard record.kind == "event", let kind = payload.kind else { return [] }
+        let test = payload.testID.flatMap { tests[$0] }
+        switch kind {
+        case "runStarted":
+            runStarted = true
+            return [.runStarted]
+        case "runEnded":
+            runEnded = true
+        case "testStarted":
+            if let test, !test.isSuite {
+                started.append(test.id)
+                lastProgress = payload.instant?.absolute ?? lastProgress
+            }
+        case "testEnded":
+            if let test, !test.isSuite {
+                let passed = payload.messages?.first?.symbol == "pass" && !issues.contains { $0.testID == test.id }
+                ended[test.id] = passed
+                lastProgress = payload.instant?.absolute ?? lastProgress
+                if passed { return [.passed(test)] }
+            }
+        case "issueRecorded":
+            guard payload.issue?.isKnown != true else { return [] }
+            let messages = payload.messages ?? []
+            let summary = messages.first { $0.symbol != "details" }?.text ?? "Issue recorded"
+            let issue = RecordedIssue(
+                testID: payload.testID, expectation: Self.expectation(in: summary),
+                comments: messages.filter { $0.symbol == "details" }.map(\.text))
+            issues.append(issue)
+            lastProgress = payload.instant?.absolute ?? lastProgress
+            return [.issue(test, issue)]
+        default:
+            break
+        }
+        return []
+    }
+
+    /// Adds every record in `lines` of the event stream.
+    public mutating func add(lines: [String]) {
+        for line in lines {
+            if let record = StreamRecord.decode(line: line) { add(record) }
+        }
+    }
+
+    /// "Expectation failed: learned" from `Test "…" recorded an issue at File.swift:47:9:
+    /// Expectation failed: learned`.
+    static func expectation(in summary: String) -> String {
+        guard let at = summary.range(of: " recorded an issue at ") else { return summary }
+        let rest = summary[at.upperBound...]
+        // After "File.swift:47:9: ". A test's name may contain ": ", the location does not.
+        guard let separator = rest.range(of: ": ") else { return String(rest) }
+        return String(rest[separator.upperBound...])
+    }
+
+    // MARK: - Questions about the run
+
+    /// Test functions that started and have not ended, in the order they started.
+    public var unfinished: [TestInfo] {
+        started.filter { ended[$0] == nil }.compactMap { tests[$0] }
+    }
+
+    /// Test functions that ended with an issue, in the order they started.
+    public var failed: [TestInfo] {
+        started.filter { ended[$0] == false }.compactMap { tests[$0] }
+    }
+
+    public var passed: [TestInfo] {
+        started.filter { ended[$0] == true }.compactMap { tests[$0] }
+    }
+
+    /// The issues test `id` recorded.
+    public func issues(of id: String) -> [RecordedIssue] {
+        issues.filter { $0.testID == id }
+    }
+
+    /// Test functions of the module `module` (a test target, "Exercise2Tests") and how they
+    /// ended: true passed, false failed, nil did not end.
+    public func results(inModule module: String) -> [(test: TestInfo, passed: Bool?)] {
+        started.compactMap { tests[$0] }.filter { $0.module == module }.map { ($0, ended[$0.id]) }
+    }
+}

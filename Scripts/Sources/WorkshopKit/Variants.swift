@@ -1,0 +1,132 @@
+import Foundation
+
+/// A whole replacement of an exercise's stub file that `verify` runs the exercise's tests
+/// against, and what must happen.
+public struct Variant: Equatable, Sendable {
+    public enum Kind: Equatable, Sendable {
+        /// Reference/Solution.swift: must pass.
+        case solution
+        /// Reference/Stub.swift: must fail (compile, and fail its tests).
+        case stub
+        /// WrongAnswers/*.swift: must fail, and at least one of the tests it names must be
+        /// among those that fail.
+        case wrongAnswer(mistake: String, caughtBy: [String])
+        /// Alternatives/*.swift: a correct answer in another style; must pass.
+        case alternative(style: String)
+    }
+
+    public let kind: Kind
+    public let file: URL
+
+    public init(kind: Kind, file: URL) {
+        self.kind = kind
+        self.file = file
+    }
+
+    /// What a reader of `verify`'s output needs to tell the variants apart.
+    public var label: String {
+        switch kind {
+        case .solution: "solution"
+        case .stub: "untouched stub"
+        case .wrongAnswer(let mistake, _): "wrong answer \(file.lastPathComponent) (\(mistake))"
+        case .alternative(let style): "alternative \(file.lastPathComponent) (\(style))"
+        }
+    }
+
+    /// Reads a wrong answer's or an alternative's header: its first comment lines,
+    /// `// Wrong answer: …` and `// Caught by: a, b`, or `// Alternative: …`.
+    public static func read(_ file: URL, wrong: Bool) throws -> Variant {
+        let text = try String(contentsOf: file, encoding: .utf8)
+        return try parse(text, file: file, wrong: wrong)
+    }
+
+    static func parse(_ text: String, file: URL, wrong: Bool) throws -> Variant {
+        var fields: [String: String] = [:]
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard trimmed.hasPrefix("//") else { break }  // the header ends with the first code line
+            let comment = trimmed.dropFirst(2).trimmingCharacters(in: .whitespaces)
+            guard let colon = comment.firstIndex(of: ":") else { continue }
+            let key = comment[..<colon].lowercased()
+            if ["wrong answer", "caught by", "alternative"].contains(key), fields[key] == nil {
+                fields[key] = comment[comment.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        let name = file.lastPathComponent
+        if wrong {
+            guard let mistake = fields["wrong answer"], !mistake.isEmpty else {
+                throw WorkshopError(
+                    "\(name) does not start with `// Wrong answer: <the mistake, in the learner's words>`")
+            }
+            let tests = (fields["caught by"] ?? "").split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "()", with: "")
+            }.filter { !$0.isEmpty }
+            guard !tests.isEmpty else {
+                throw WorkshopError("\(name) has no `// Caught by: <test function name>[, <test function name>…]` line")
+            }
+            return Variant(kind: .wrongAnswer(mistake: mistake, caughtBy: tests), file: file)
+        }
+        guard let style = fields["alternative"], !style.isEmpty else {
+            throw WorkshopError("\(name) does not start with `// Alternative: <the style>`")
+        }
+        return Variant(kind: .alternative(style: style), file: file)
+    }
+
+    /// Every variant of `exercise`: its solution, its stub, its alternatives and its wrong
+    /// answers, in that order. Headers that cannot be read are returned as problems.
+    public static func all(of exercise: Exercise) -> (variants: [Variant], problems: [String]) {
+        var variants = [Variant(kind: .solution, file: exercise.solution), Variant(kind: .stub, file: exercise.stub)]
+        var problems: [String] = []
+        for (folder, wrong) in [(exercise.alternatives, false), (exercise.wrongAnswers, true)] {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            for name in names.sorted() where name.hasSuffix(".swift") {
+                do {
+                    variants.append(try read(folder.appendingPathComponent(name), wrong: wrong))
+                } catch {
+                    problems.append("exercise \(exercise.number): \(error)")
+                }
+            }
+        }
+        return (variants, problems)
+    }
+
+    /// Whether `judgement` is what this variant must get; if not, why, in a sentence.
+    /// `knownTests` are the exercise's test functions, to catch a "Caught by:" typo.
+    public func problem(with judgement: Judgement, knownTests: Set<String>) -> String? {
+        switch kind {
+        case .solution, .alternative:
+            return judgement.verdict == .passes ? nil : "it must pass, but it \(Self.describe(judgement))"
+        case .stub:
+            return judgement.verdict == .fails
+                ? nil : "it must fail its tests cleanly (compile, then fail), but it \(Self.describe(judgement))"
+        case .wrongAnswer(_, let caughtBy):
+            let unknown = caughtBy.filter { !knownTests.contains($0) }
+            if !unknown.isEmpty, !knownTests.isEmpty {
+                return "its Caught by: line names \(unknown.joined(separator: ", ")), which is no test of this exercise"
+            }
+            switch judgement.verdict {
+            case .passes:
+                return "it must fail, but it passes"
+            case .doesNotCompile:
+                return "it must compile and fail its tests, but it does not compile"
+            case .fails, .crashed, .ranOutOfTime:
+                let caught = judgement.caughtBy
+                guard caughtBy.contains(where: caught.contains) else {
+                    return "it fails, but not in \(caughtBy.joined(separator: " or ")); it failed in "
+                        + (caught.isEmpty ? "no test" : caught.sorted().joined(separator: ", "))
+                }
+                return nil
+            }
+        }
+    }
+
+    static func describe(_ judgement: Judgement) -> String {
+        switch judgement.verdict {
+        case .passes: "passes"
+        case .fails: "fails " + judgement.failures.map(\.test.functionName).joined(separator: ", ")
+        case .doesNotCompile: "does not compile"
+        case .crashed: "crashes"
+        case .ranOutOfTime: "runs out of time"
+        }
+    }
+}

@@ -1,0 +1,198 @@
+/// How a run of an exercise's tests ended, as the learner needs to hear it.
+public enum Verdict: String, Codable, Equatable, Sendable {
+    case passes
+    case fails
+    case doesNotCompile = "does not compile"
+    case crashed
+    case ranOutOfTime = "ran out of time"
+}
+
+/// Everything a run of `swift test` left behind: its exit, what it printed, its event
+/// stream, and whether the runner had to stop it.
+public struct RunObservation: Sendable {
+    public enum Phase: String, Sendable { case build, tests }
+
+    /// The exit status of `swift test`; nil if the runner stopped it.
+    public var exitStatus: Int32?
+    /// Set when the runner stopped the run because it ran out of time in that phase.
+    public var stoppedIn: Phase?
+    /// Set when the learner stopped the run (Ctrl-C, or a key in `watch`).
+    public var interrupted = false
+    public var console: String
+    public var log: RunLog
+    /// When the run was stopped: whether its processes were using the processor (an endless
+    /// loop) rather than waiting (a deadlock, a blocked wait); nil if unknown.
+    public var busyWhenStopped: Bool?
+    /// How long the tests had been running when the run ended or was stopped, in seconds.
+    public var testSeconds: Double?
+
+    public init(
+        exitStatus: Int32?, stoppedIn: Phase? = nil, console: String, log: RunLog, busyWhenStopped: Bool? = nil,
+        testSeconds: Double? = nil
+    ) {
+        self.exitStatus = exitStatus
+        self.stoppedIn = stoppedIn
+        self.console = console
+        self.log = log
+        self.busyWhenStopped = busyWhenStopped
+        self.testSeconds = testSeconds
+    }
+}
+
+/// What the runner concluded from one run, with the evidence each explanation needs.
+public struct Judgement: Sendable {
+    public var verdict: Verdict
+    /// Tests that failed, each with the issues it recorded.
+    public var failures: [(test: TestInfo, issues: [RecordedIssue])] = []
+    public var passedCount = 0
+    /// Compiler errors (with their notes), or the package manager's own errors.
+    public var compileErrors: [Diagnostic] = []
+    public var otherErrors: [String] = []
+    public var crash: Crash?
+    public var timeOut: TimeOut?
+
+    public struct Crash: Sendable {
+        /// The signal that ended the test process, when the package manager reported it.
+        public var signal: Int32?
+        /// The runtime's reason ("Fatal error: Index out of range"), and what the process
+        /// printed just before it.
+        public var reason: [String]
+        /// The tests running when it crashed (in parallel, several).
+        public var running: [TestInfo]
+        /// The last issue recorded before the crash.
+        public var lastIssue: RecordedIssue?
+        /// Set by a second run, one test at a time: the test that crashed alone, or nil if
+        /// none did (then the crash needs the tests to run together).
+        public var culprit: TestInfo?
+        public var reproducedAlone: Bool?
+    }
+
+    public struct TimeOut: Sendable {
+        public var phase: RunObservation.Phase
+        /// The tests that had started and not ended.
+        public var unfinished: [TestInfo]
+        /// Whether the processes were busy (an endless loop) rather than waiting.
+        public var busy: Bool?
+        public var lastIssue: RecordedIssue?
+        /// Set by a second run, one test at a time: the first test that did not end alone,
+        /// or nil if each ended (then they block only when they run together).
+        public var culprit: TestInfo?
+        public var reproducedAlone: Bool?
+
+        /// Several tests stopped together: the threads that run tests were all held.
+        public var everyTestStopped: Bool { unfinished.count > 1 }
+    }
+
+    /// The names of the tests that failed, crashed or did not end: what a wrong answer's
+    /// "Caught by:" line is compared with.
+    public var caughtBy: Set<String> {
+        var names = Set(failures.map(\.test.functionName))
+        if let crash {
+            if let culprit = crash.culprit { names.insert(culprit.functionName) }
+            if crash.culprit == nil { names.formUnion(crash.running.map(\.functionName)) }
+        }
+        if let timeOut {
+            if let culprit = timeOut.culprit { names.insert(culprit.functionName) }
+            if timeOut.culprit == nil { names.formUnion(timeOut.unfinished.map(\.functionName)) }
+        }
+        return names
+    }
+}
+
+extension Judgement {
+    /// Decides how a run ended. The order matters: a run that did not compile never
+    /// tested anything; a run stopped for time says so even if some tests failed before.
+    public init(_ run: RunObservation) {
+        let output = CompilerOutput(console: run.console)
+        let log = run.log
+        let failures = log.failed.map { ($0, log.issues(of: $0.id)) }
+        let passedCount = log.passed.count
+
+        if run.stoppedIn == .build {
+            self.init(verdict: .ranOutOfTime, timeOut: TimeOut(phase: .build, unfinished: []))
+            return
+        }
+        // No test ran and nothing crashed: the package manager failed (a link or manifest error).
+        let buildFailed =
+            !log.runStarted && run.stoppedIn == nil && run.exitStatus != 0 && Self.signal(in: run.console) == nil
+        if !output.errors.isEmpty || buildFailed {
+            self.init(verdict: .doesNotCompile, compileErrors: output.errors, otherErrors: output.otherErrors)
+            return
+        }
+        if run.stoppedIn == .tests && !log.runEnded {
+            self.init(
+                verdict: .ranOutOfTime, failures: failures, passedCount: passedCount,
+                timeOut: TimeOut(
+                    phase: .tests, unfinished: log.unfinished, busy: run.busyWhenStopped,
+                    lastIssue: log.issues.last, culprit: log.unfinished.count == 1 ? log.unfinished.first : nil))
+            return
+        }
+        if !log.runEnded {
+            self.init(
+                verdict: .crashed, failures: failures, passedCount: passedCount,
+                crash: Crash(
+                    signal: Self.signal(in: run.console), reason: Self.crashReason(in: run.console),
+                    running: log.unfinished, lastIssue: log.issues.last,
+                    culprit: log.unfinished.count == 1 ? log.unfinished.first : nil))
+            return
+        }
+        if !failures.isEmpty || passedCount == 0 {
+            self.init(verdict: .fails, failures: failures, passedCount: passedCount)
+            return
+        }
+        self.init(verdict: .passes, passedCount: passedCount)
+    }
+
+    /// The tests a crash or a time-out may have happened in: those running at the time.
+    public var suspects: [TestInfo] {
+        crash?.running ?? timeOut?.unfinished ?? []
+    }
+
+    /// Completes a crash's or a time-out's evidence with a second run of its suspects, one
+    /// at a time: the test it happened in, and whether it happens alone.
+    public mutating func learn(fromRunAlone alone: Judgement) {
+        if var crash {
+            if alone.verdict == .crashed, let again = alone.crash {
+                crash.culprit = again.running.first
+                crash.reproducedAlone = true
+                crash.lastIssue = again.lastIssue ?? crash.lastIssue
+                crash.signal = crash.signal ?? again.signal
+                if crash.reason.isEmpty { crash.reason = again.reason }
+            } else {
+                crash.reproducedAlone = false
+            }
+            self.crash = crash
+        } else if var timeOut {
+            if alone.verdict == .ranOutOfTime, let again = alone.timeOut {
+                timeOut.culprit = again.unfinished.first
+                timeOut.reproducedAlone = true
+                timeOut.busy = again.busy ?? timeOut.busy
+                timeOut.lastIssue = again.lastIssue ?? timeOut.lastIssue
+            } else {
+                timeOut.reproducedAlone = false
+            }
+            self.timeOut = timeOut
+        }
+    }
+
+    /// The signal number in the package manager's "exited with unexpected signal code 4".
+    static func signal(in console: String) -> Int32? {
+        guard let marker = console.range(of: "signal code ") else { return nil }
+        return Int32(console[marker.upperBound...].prefix { $0.isNumber })
+    }
+
+    /// The runtime's reason for a crash, and up to three lines printed before it that are
+    /// not Swift Testing's own output (Foundation's "***" warnings, the test's prints).
+    static func crashReason(in console: String) -> [String] {
+        let lines = console.split(separator: "\n").map(String.init)
+        guard let fatal = lines.firstIndex(where: { $0.contains("Fatal error") || $0.hasPrefix("Crash:") }) else {
+            return []
+        }
+        let before = lines[..<fatal].suffix(8).filter { line in
+            !line.hasPrefix("◇") && !line.hasPrefix("↳") && !line.hasPrefix("✔") && !line.hasPrefix("✘")
+                && !line.hasPrefix("[") && !line.hasPrefix("error: Process") && !line.hasPrefix("Build complete")
+                && !line.hasPrefix("Building") && !line.hasPrefix("􀟈") && !line.hasPrefix("􀢄")
+        }
+        return Array(before.suffix(3)) + [lines[fatal]]
+    }
+}

@@ -1,0 +1,308 @@
+#if os(macOS) || os(Linux)
+    import Foundation
+    import WorkshopKit
+
+    /// The commands of `Scripts/workshop`.
+    final class Runner {
+        let workshop: Workshop
+        let terminal: Terminal
+        let explainer: Explainer
+        let interruption = Interruption()
+        let memory: Memory
+        /// Where the workshop builds, and where a run's console and event stream go.
+        let scratch: URL
+        let runs: URL
+        let limits = Limits(
+            build: Double(ProcessInfo.processInfo.environment["WORKSHOP_BUILD_LIMIT"] ?? "") ?? 900,
+            tests: Double(ProcessInfo.processInfo.environment["WORKSHOP_TEST_LIMIT"] ?? "") ?? 20)
+
+        /// In `watch`: q stops a running check, and `watch` then ends; other keys pressed
+        /// meanwhile wait in `pendingKeys` until the check is over.
+        var watchingKeys = false
+        private(set) var quitRequested = false
+        var pendingKeys: [Character] = []
+
+        /// Asked a few times a second while something runs: true stops it.
+        func shouldStop() -> Bool {
+            if interruption.isRaised || quitRequested { return true }
+            if watchingKeys, let key = terminal.key(within: 0) {
+                if key == "q" || key == "Q" { quitRequested = true } else { pendingKeys.append(key) }
+            }
+            return quitRequested
+        }
+
+        init(workshop: Workshop, terminal: Terminal, explainer: Explainer) {
+            self.workshop = workshop
+            self.terminal = terminal
+            self.explainer = explainer
+            let build = workshop.root.appendingPathComponent(".build")
+            memory = Memory(folder: build.appendingPathComponent("workshop-state"))
+            scratch = build.appendingPathComponent("workshop")
+            runs = build.appendingPathComponent("workshop-state/runs")
+        }
+
+        /// Runs `command`; returns the exit status: 0 when what was asked for is done (for
+        /// `check` and `next`, the exercise passes), 1 when not, 130 when interrupted.
+        func perform(_ command: Command) throws -> Int32 {
+            switch command {
+            case .help:
+                terminal.say(Command.usage)
+                return 0
+            case .list:
+                list()
+                return 0
+            case .check(let number):
+                let exercise = workshop.exercise(number)!
+                let verdict = try check(exercise)
+                if interruption.isRaised { return 130 }
+                terminal.say()
+                terminal.say("Progress: \(progressBar(verdicts()))")
+                if verdict == .passes { sayNext(after: exercise) }
+                return verdict == .passes ? 0 : 1
+            case .next:
+                return try next()
+            case .watch(let number):
+                return try Watch(runner: self, start: number).run()
+            case .hint(let number):
+                hint(workshop.exercise(number)!)
+                return 0
+            case .solution(let number):
+                try solution(workshop.exercise(number)!)
+                return 0
+            case .reset(let number):
+                try reset(workshop.exercise(number)!)
+                return 0
+            case .restore(let number):
+                return try restore(workshop.exercise(number)!)
+            case .verify:
+                return try verify()
+            }
+        }
+
+        // MARK: - Checking
+
+        /// Builds and tests `exercise` alone, showing each test as it ends, then what the
+        /// result means; remembers the verdict.
+        @discardableResult
+        func check(_ exercise: Exercise, header: Bool = true) throws -> Verdict? {
+            if header {
+                terminal.say("Exercise \(exercise.number) — \(exercise.title)")
+                terminal.say("Checking \(explainer.path(exercise.file))")
+            }
+            var request = TestRequest(
+                package: workshop.package, scratch: scratch, only: [exercise.number],
+                folder: runs.appendingPathComponent("check"))
+            request.skipBuild = false
+            var observer = RunObserver()
+            var lastFailing: String?
+            let started = Date()
+            observer.building = { [terminal] line in
+                terminal.status("  Building " + (line.split(separator: " ").first.map(String.init) ?? "") + " …")
+            }
+            observer.happened = { [terminal] happening in
+                switch happening {
+                case .runStarted:
+                    terminal.clearStatus()
+                case .passed(let test):
+                    terminal.say("  ✔ \(test.displayName)")
+                case .issue(let test, let issue):
+                    let name = test?.displayName ?? "(outside a test)"
+                    if name != lastFailing { terminal.say("  ✘ \(name)") }
+                    lastFailing = name
+                    for line in issue.explanation.prefix(3) { terminal.say("      " + line) }
+                }
+            }
+            observer.shouldStop = { [unowned self] in shouldStop() }
+            terminal.status("  Building …")
+            let (judgement, observation) = try runAndJudge(
+                request, limits: limits, observer: observer,
+                diagnosing: { [terminal] count in
+                    terminal.say(
+                        "  … running the \(count) tests that did not end again, one at a time, to find where it happens"
+                    )
+                })
+            terminal.clearStatus()
+            if observation.interrupted {
+                terminal.say("  Stopped (with every process this check started).")
+                return nil
+            }
+            terminal.say()
+            let seconds = Date().timeIntervalSince(started)
+            for line in explainer.explain(judgement, of: exercise, notes: ExerciseNotes(of: exercise), seconds: seconds)
+            {
+                terminal.say(line)
+            }
+            try memory.remember(judgement.verdict, of: exercise)
+            return judgement.verdict
+        }
+
+        /// What each exercise's last check said, if nothing changed since (nil otherwise).
+        func verdicts() -> [Verdict?] {
+            workshop.exercises.map { memory.verdict(of: $0) }
+        }
+
+        func isUntouched(_ exercise: Exercise) -> Bool {
+            (try? Data(contentsOf: exercise.file)) == (try? Data(contentsOf: exercise.stub))
+        }
+
+        /// The first exercise after `exercise` (in order, then from the start) that does not
+        /// pass yet.
+        func unfinished(after exercise: Exercise?) -> Exercise? {
+            let all = workshop.exercises
+            let start =
+                exercise.flatMap { current in all.firstIndex { $0.number == current.number } }.map { $0 + 1 } ?? 0
+            return (all[start...] + all[..<start]).first { memory.verdict(of: $0) != .passes }
+        }
+
+        func sayNext(after exercise: Exercise) {
+            if let next = unfinished(after: exercise) {
+                terminal.say("Next: \(explainer.command("check \(next.number)"))  (\(next.title))")
+            } else {
+                terminal.say("Every exercise passes: the workshop is done.")
+            }
+        }
+
+        // MARK: - Commands
+
+        func list() {
+            terminal.say("#   Status              Chapter                                  File to edit")
+            for exercise in workshop.exercises {
+                let status: String
+                switch memory.verdict(of: exercise) {
+                case .passes?: status = "✔ passes"
+                case .fails?: status = "✘ fails"
+                case .doesNotCompile?: status = "✘ does not compile"
+                case .crashed?: status = "✘ crashed"
+                case .ranOutOfTime?: status = "✘ ran out of time"
+                case nil: status = isUntouched(exercise) ? "○ to do" : "… changed, not checked"
+                }
+                let title = exercise.title.count > 40 ? exercise.title.prefix(39) + "…" : Substring(exercise.title)
+                terminal.say(
+                    pad(String(exercise.number), 4) + pad(status, 20) + pad(String(title), 41)
+                        + explainer.path(exercise.file))
+            }
+            terminal.say()
+            terminal.say("Progress: \(progressBar(verdicts()))")
+            if let next = unfinished(after: nil) {
+                terminal.say("Next: \(explainer.command("check \(next.number)")), or \(explainer.command("watch"))")
+            }
+        }
+
+        /// Pads by characters (Swift's count), not bytes, so that ✔ and … line up.
+        func pad(_ text: String, _ width: Int) -> String {
+            text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+        }
+
+        /// Checks the exercises in order and stops at the first one that does not pass.
+        func next() throws -> Int32 {
+            for exercise in workshop.exercises {
+                if memory.verdict(of: exercise) == .passes { continue }
+                if isUntouched(exercise) && memory.verdict(of: exercise) == nil {
+                    terminal.say("Exercise \(exercise.number) — \(exercise.title): not started yet.")
+                    sayWhereToWork(exercise)
+                    terminal.say("Progress: \(progressBar(verdicts()))")
+                    return 1
+                }
+                let verdict = try check(exercise)
+                if interruption.isRaised { return 130 }
+                terminal.say()
+                if verdict == .passes { continue }
+                sayWhereToWork(exercise)
+                terminal.say("Progress: \(progressBar(verdicts()))")
+                return 1
+            }
+            terminal.say("Every exercise passes: the workshop is done.  Progress: \(progressBar(verdicts()))")
+            return 0
+        }
+
+        func sayWhereToWork(_ exercise: Exercise) {
+            terminal.say("  Open \(explainer.path(exercise.file)):\(todoLine(exercise)) (look for TODO)")
+            terminal.say("  Read \(explainer.path(exercise.chapterReadme))")
+            terminal.say(
+                "  Then: \(explainer.command("check \(exercise.number)")), or \(explainer.command("watch \(exercise.number)")) to check on every save"
+            )
+        }
+
+        /// The line of the first TODO in the exercise's file (1 if none).
+        func todoLine(_ exercise: Exercise) -> Int {
+            let text = (try? String(contentsOf: exercise.file, encoding: .utf8)) ?? ""
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            return (lines.firstIndex { $0.contains("TODO") } ?? 0) + 1
+        }
+
+        func hint(_ exercise: Exercise) {
+            terminal.say("Exercise \(exercise.number) — \(exercise.title): a hint")
+            terminal.say()
+            terminal.say((try? String(contentsOf: exercise.hint, encoding: .utf8)) ?? "(no hint)")
+        }
+
+        func solution(_ exercise: Exercise) throws {
+            let stub = try String(contentsOf: exercise.stub, encoding: .utf8)
+            let solution = try String(contentsOf: exercise.solution, encoding: .utf8)
+            terminal.say(
+                "Exercise \(exercise.number) — \(exercise.title): the reference solution, as a diff against the stub")
+            terminal.say("(apply it to \(explainer.path(exercise.file)) by hand; its tests then pass)")
+            terminal.say()
+            let diff = unifiedDiff(
+                from: stub, to: solution, oldName: "stub: \(explainer.path(exercise.file))", newName: "solution")
+            for line in diff { terminal.say(line) }
+        }
+
+        func reset(_ exercise: Exercise) throws {
+            let file = explainer.path(exercise.file)
+            guard !isUntouched(exercise) else {
+                terminal.say("\(file) is already the untouched stub.")
+                return
+            }
+            let kept = try memory.keep(try Data(contentsOf: exercise.file), of: exercise)
+            try Data(contentsOf: exercise.stub).write(to: exercise.file)
+            terminal.say("Exercise \(exercise.number) is back to its stub: \(file)")
+            terminal.say("Your version is kept in \(explainer.path(kept))")
+            terminal.say("\(explainer.command("restore \(exercise.number)")) brings it back.")
+        }
+
+        func restore(_ exercise: Exercise) throws -> Int32 {
+            guard let newest = memory.keptVersions(of: exercise).last else {
+                terminal.say(
+                    "No version of exercise \(exercise.number) was kept: \(explainer.command("reset \(exercise.number)")) keeps one."
+                )
+                return 1
+            }
+            let current = try Data(contentsOf: exercise.file)
+            let target = try Data(contentsOf: newest)
+            if current == target {
+                terminal.say("\(explainer.path(exercise.file)) is already that version.")
+                return 0
+            }
+            // What is in the file now is kept too, unless it is the untouched stub.
+            if !isUntouched(exercise) { try memory.keep(current, of: exercise) }
+            try target.write(to: exercise.file)
+            terminal.say(
+                "Exercise \(exercise.number) is back to your version of \(newest.lastPathComponent.prefix(19)):")
+            terminal.say("  \(explainer.path(exercise.file))")
+            let count = memory.keptVersions(of: exercise).count
+            terminal.say(
+                "Kept versions: \(count) (at most \(Memory.keptVersions)), in \(explainer.path(newest.deletingLastPathComponent()))"
+            )
+            return 0
+        }
+
+        func verify() throws -> Int32 {
+            var verifier = Verifier(
+                workshop: workshop, folder: workshop.root.appendingPathComponent(".build/workshop-verify"),
+                limits: Limits(build: limits.build, tests: 60), say: { [terminal] in terminal.say($0) })
+            verifier.shouldStop = { [unowned self] in shouldStop() }
+            let started = Date()
+            let problems = try verifier.run(requireShippedStubs: ProcessInfo.processInfo.environment["CI"] == "true")
+            terminal.say()
+            if problems.isEmpty {
+                terminal.say(
+                    String(format: "verify: every expectation holds (%.0f s).", Date().timeIntervalSince(started)))
+                return 0
+            }
+            terminal.say("verify: \(problems.count) problem(s):")
+            for problem in problems { terminal.say("  " + problem) }
+            return 1
+        }
+    }
+#endif

@@ -1,0 +1,85 @@
+import AsyncOperations
+import Foundation
+import StructuredConcurrency
+import TestSupport
+import Testing
+
+// Chapter 10's pieces where an app takes them: a closed FIFOQueue, a progress body that
+// throws, a width of 0, a cancelled wait for a Countdown.
+@Suite("Chapter 10 — the pieces' edges: bad input is answered at the call")
+struct StructuredEdgeTests {
+    #if os(macOS) || os(Linux)
+        @Test("FIFOQueue.value(of:) after close() traps, naming the mistake")
+        func valueAfterClose() async {
+            let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                startWatchdog(seconds: 30)
+                let queue = FIFOQueue()
+                queue.close()
+                _ = await queue.value { 1 }
+                exit(0)
+            }
+            let printed = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+            #expect(printed.contains("after close()"), "\(printed)")
+        }
+
+        @Test("FIFOQueue.enqueue after close() traps, naming the mistake")
+        func enqueueAfterClose() async {
+            let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                startWatchdog(seconds: 30)
+                let queue = FIFOQueue()
+                queue.close()
+                queue.enqueue {}
+                exit(0)
+            }
+            let printed = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+            #expect(printed.contains("after close()"), "\(printed)")
+        }
+
+        @Test("progressOfRunning(width: 0) traps at the call, not later in a background task")
+        func zeroWidthTrapsAtTheCall() async {
+            let result = await #expect(processExitsWith: .failure, observing: [\.standardOutputContent]) {
+                startWatchdog(seconds: 30)
+                _ = progressOfRunning([1, 2], width: 0) { _ in }
+                FileHandle.standardOutput.write(Data("returned from the call\n".utf8))  // unbuffered
+                try? await Task.sleep(nanoseconds: 500_000_000)  // a later trap would come by now
+                exit(0)
+            }
+            let printed = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
+            #expect(!printed.contains("returned from the call"), "the call returned before the trap")
+        }
+    #endif
+
+    @Test("progressOfRunning with a body that throws: the stream throws that error after the progress before it")
+    func throwingBodyEndsTheStreamWithItsError() async {
+        struct Refused: Error {}
+        var seen: [String] = []
+        var thrown: (any Error)?
+        do {
+            // Width 1: the first element completes, the second throws, the third never starts.
+            for try await progress in progressOfRunning([1, 2, 3], width: 1, { if $0 == 2 { throw Refused() } }) {
+                seen.append("\(progress)")
+            }
+        } catch {
+            thrown = error
+        }
+        #expect(seen == ["1/3"])
+        #expect(thrown is Refused, "the stream ended without saying why")
+    }
+
+    @Test("Countdown.untilZero() returns when the awaiting task is cancelled, and says it did not reach zero")
+    func untilZeroHonoursCancellation() async {
+        let countdown = Countdown(2)
+        countdown.arrive()
+        let reachedZero = Locked<Bool?>(nil)
+        let waiting = Task {
+            let reached = await countdown.untilZero()
+            reachedZero.withLock { $0 = reached }
+        }
+        waiting.cancel()
+        #expect(await completes(within: 10) { await waiting.value }, "a cancelled wait must end")
+        #expect(reachedZero.withLock { $0 } == false)
+        // The count itself is untouched: a later wait still ends when it reaches zero.
+        countdown.arrive()
+        #expect(await completes(within: 10) { _ = await countdown.untilZero() })
+    }
+}

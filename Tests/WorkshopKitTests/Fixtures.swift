@@ -1,0 +1,95 @@
+import Foundation
+import WorkshopKit
+
+/// A run recorded from the real workshop (Scripts/workshop check N against a variant of the
+/// exercise), in Fixtures/<name>: the console of `swift test`, its event stream, and how the
+/// run ended (run.json: exit status, or the phase in which the runner stopped it, and whether
+/// its processes were busy then). "alone-" files are the second run, one test at a time.
+///
+/// The recorded runs, and the variant each was made with:
+/// - pass5: exercise 5's reference solution.
+/// - fail2: exercise 2's untouched stub.
+/// - compile2: exercise 2's solution with `willChangeValue()` (a missing argument).
+/// - crash10index / crash10nil: exercise 10's solution reading one slot too many / leaving
+///   the slots empty.
+/// - crash3cancel: exercise 3's solution with a `cancel()` that calls `finish()`.
+/// - stuck10pool: exercise 10 limited by a semaphore that each child waits on.
+/// - stuck7loop / stuck7wait: exercise 7's `resolveInput` looping / waiting on a semaphore.
+/// - stuck7one: exercise 7's `resolveInput` waiting only when there are two providers.
+struct Fixture {
+    let name: String
+
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+    /// The repository's root, for tests that read its documents.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    struct RunFile: Decodable {
+        var exitStatus: Int32?
+        var stoppedIn: String?
+        var busy: Bool?
+        var alone: Alone?
+
+        struct Alone: Decodable {
+            var exitStatus: Int32?
+            var stoppedIn: String?
+            var busy: Bool?
+        }
+    }
+
+    func text(_ file: String) -> String? {
+        try? String(contentsOf: Self.folder.appendingPathComponent(name).appendingPathComponent(file), encoding: .utf8)
+    }
+
+    var run: RunFile {
+        let data = (try? Data(contentsOf: Self.folder.appendingPathComponent(name).appendingPathComponent("run.json")))
+        return data.flatMap { try? JSONDecoder().decode(RunFile.self, from: $0) } ?? RunFile()
+    }
+
+    /// The first run, as the runner observed it.
+    var observation: RunObservation {
+        observation(
+            console: "console.txt", events: "events.jsonl", exitStatus: run.exitStatus, stoppedIn: run.stoppedIn,
+            busy: run.busy)
+    }
+
+    /// The second run, one test at a time, if there was one.
+    var alone: RunObservation? {
+        guard let alone = run.alone else { return nil }
+        return observation(
+            console: "alone-console.txt", events: "alone-events.jsonl", exitStatus: alone.exitStatus,
+            stoppedIn: alone.stoppedIn, busy: alone.busy)
+    }
+
+    func observation(console: String, events: String, exitStatus: Int32?, stoppedIn: String?, busy: Bool?)
+        -> RunObservation
+    {
+        var log = RunLog()
+        log.add(lines: (text(events) ?? "").split(separator: "\n").map(String.init))
+        return RunObservation(
+            exitStatus: exitStatus, stoppedIn: stoppedIn.flatMap(RunObservation.Phase.init(rawValue:)),
+            console: text(console) ?? "", log: log, busyWhenStopped: busy)
+    }
+
+    /// The judgement the runner reaches, with the second run when there was one.
+    var judgement: Judgement {
+        var judgement = Judgement(observation)
+        if let alone { judgement.learn(fromRunAlone: Judgement(alone)) }
+        return judgement
+    }
+}
+
+/// An exercise as the runner finds it in the repository.
+func repositoryExercise(_ number: Int) throws -> Exercise {
+    let workshop = try Workshop(root: Fixture.root)
+    guard let exercise = workshop.exercise(number) else { throw WorkshopError("no exercise \(number)") }
+    return exercise
+}
+
+/// What the learner reads, as one text.
+func explanation(_ judgement: Judgement, of exercise: Exercise, notes: ExerciseNotes? = nil) -> String {
+    let explainer = Explainer(workingDirectory: Fixture.root, launcher: "Scripts/workshop")
+    return explainer.explain(judgement, of: exercise, notes: notes ?? ExerciseNotes(of: exercise), seconds: 1)
+        .joined(separator: "\n")
+}

@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+import WorkshopKit
+
+@Suite("Workshop runner — the event stream, arguments, wrong answers, kept versions, paths")
+struct RunnerPartsTests {
+    @Test("the event stream is read line by line, also when a line arrives in two pieces")
+    func eventStreamPieces() throws {
+        let events = try #require(Fixture(name: "fail2").text("events.jsonl"))
+        let data = Data(events.utf8)
+        var splitter = LineSplitter()
+        var log = RunLog()
+        // Cut the stream in the middle of a line, as a growing file is read.
+        let cut = data.count / 2
+        log.add(lines: splitter.add(data[..<cut]))
+        #expect(!log.runEnded)
+        log.add(lines: splitter.add(data[cut...]) + splitter.flush())
+        #expect(log.runEnded)
+        #expect(log.failed.count == 3)
+        #expect(log.passed.count == 1)
+        #expect(log.tests.values.filter(\.isSuite).count == 1)
+    }
+
+    @Test("records of kinds the runner does not know, and lines that are not records, are skipped")
+    func unknownRecords() {
+        var log = RunLog()
+        log.add(lines: [
+            #"{"kind":"event","payload":{"kind":"valueAttached","messages":[]},"version":0}"#,
+            #"{"kind":"somethingNew","payload":{},"version":0}"#,
+            "not json",
+            "",
+        ])
+        #expect(log.started.isEmpty && log.issues.isEmpty && !log.runStarted)
+    }
+
+    @Test("an issue's expectation is read after its location, even when the test's name has colons")
+    func expectationText() {
+        var log = RunLog()
+        log.add(lines: [
+            #"{"kind":"test","payload":{"displayName":"a: b","id":"M.S/t()/F.swift:1:1","kind":"function","name":"t()"},"version":0}"#,
+            #"{"kind":"event","payload":{"kind":"issueRecorded","testID":"M.S/t()/F.swift:1:1","messages":[{"symbol":"fail","text":"Test \"a: b\" recorded an issue at F.swift:3:9: Expectation failed: learned"}]},"version":0}"#,
+        ])
+        #expect(log.issues.first?.expectation == "Expectation failed: learned")
+        #expect(log.issues.first?.explanation == ["Expectation failed: learned"])
+    }
+
+    @Test("numbers are taken as the folders write them; anything else is a clear usage error")
+    func arguments() throws {
+        let exercises = Array(0...10)
+        #expect(try Command(arguments: ["check", "02"], exercises: exercises) == .check(2))
+        #expect(try Command(arguments: ["check", "2"], exercises: exercises) == .check(2))
+        #expect(try Command(arguments: ["watch"], exercises: exercises) == .watch(nil))
+        #expect(try Command(arguments: ["restore", "10"], exercises: exercises) == .restore(10))
+        for wrong in [
+            ["check"], ["check", "11"], ["check", "two"], ["check", "-1"], ["list", "now"], ["check", "2", "3"],
+            ["frob"], [],
+        ] {
+            #expect {
+                try Command(arguments: wrong, exercises: exercises)
+            } throws: { error in
+                (error as? WorkshopError)?.status == 2
+            }
+        }
+        #expect(throws: WorkshopError.self) { try Command(arguments: ["hint", "2", "please"], exercises: exercises) }
+    }
+
+    @Test("a wrong answer's header: the mistake and the tests that catch it; an alternative's style")
+    func variantHeaders() throws {
+        let wrong = try Variant.read(
+            fixtureFile(
+                "// Wrong answer: I post isFinished inside the lock\n// Caught by: finishReturns(), stateAfterFinish\nimport Foundation\n"
+            ), wrong: true)
+        #expect(
+            wrong.kind
+                == .wrongAnswer(
+                    mistake: "I post isFinished inside the lock", caughtBy: ["finishReturns", "stateAfterFinish"]))
+        let alternative = try Variant.read(
+            fixtureFile("// Alternative: the keys in a loop\nimport Foundation\n"), wrong: false)
+        #expect(alternative.kind == .alternative(style: "the keys in a loop"))
+        #expect(throws: WorkshopError.self) {
+            try Variant.read(fixtureFile("// Wrong answer: no test named\n"), wrong: true)
+        }
+        #expect(throws: WorkshopError.self) {
+            try Variant.read(fixtureFile("import Foundation\n// Alternative: too late\n"), wrong: false)
+        }
+    }
+
+    @Test("verify's expectations: a wrong answer must fail in a test it names; a solution must pass")
+    func variantExpectations() {
+        let file = URL(fileURLWithPath: "/x.swift")
+        let known: Set<String> = ["announcesBothKeys", "queueLearnsFinished", "stateAfterFinish", "finishReturns"]
+        let fails = Fixture(name: "fail2").judgement
+        let passes = Fixture(name: "pass5").judgement
+        let caught = Variant(kind: .wrongAnswer(mistake: "m", caughtBy: ["queueLearnsFinished"]), file: file)
+        #expect(caught.problem(with: fails, knownTests: known) == nil)
+        #expect(caught.problem(with: passes, knownTests: known) == "it must fail, but it passes")
+        let elsewhere = Variant(kind: .wrongAnswer(mistake: "m", caughtBy: ["finishReturns"]), file: file)
+        #expect(elsewhere.problem(with: fails, knownTests: known)?.contains("not in finishReturns") == true)
+        let typo = Variant(kind: .wrongAnswer(mistake: "m", caughtBy: ["finishReturn"]), file: file)
+        #expect(typo.problem(with: fails, knownTests: known)?.contains("no test of this exercise") == true)
+        let uncompiled = Variant(kind: .wrongAnswer(mistake: "m", caughtBy: ["finishReturns"]), file: file)
+        #expect(uncompiled.problem(with: Fixture(name: "compile2").judgement, knownTests: known) != nil)
+        let solution = Variant(kind: .solution, file: file)
+        #expect(solution.problem(with: passes, knownTests: known) == nil)
+        #expect(solution.problem(with: fails, knownTests: known) != nil)
+        let stub = Variant(kind: .stub, file: file)
+        #expect(stub.problem(with: fails, knownTests: known) == nil)
+        #expect(stub.problem(with: Fixture(name: "crash10index").judgement, knownTests: known) != nil)
+    }
+
+    @Test("reset keeps at most ten versions of an exercise, the newest last; the same version once")
+    func keptVersions() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("workshop-kept-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let memory = Memory(folder: folder)
+        let exercise = try repositoryExercise(2)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        for version in 0..<12 {
+            try memory.keep(
+                Data("version \(version)".utf8), of: exercise, now: start.addingTimeInterval(Double(version)))
+        }
+        let kept = memory.keptVersions(of: exercise)
+        #expect(kept.count == Memory.keptVersions)
+        #expect(try String(contentsOf: kept.last!, encoding: .utf8) == "version 11")
+        #expect(try String(contentsOf: kept.first!, encoding: .utf8) == "version 2")
+        try memory.keep(Data("version 11".utf8), of: exercise, now: start.addingTimeInterval(100))
+        #expect(memory.keptVersions(of: exercise).count == Memory.keptVersions)
+        // Two versions in the same second both stay.
+        try memory.keep(Data("a".utf8), of: exercise, now: start.addingTimeInterval(200))
+        try memory.keep(Data("b".utf8), of: exercise, now: start.addingTimeInterval(200))
+        #expect(try String(contentsOf: memory.keptVersions(of: exercise).last!, encoding: .utf8) == "b")
+    }
+
+    @Test("paths are printed so that they work from where the command was run")
+    func relativePaths() {
+        #expect(Explainer.relativePath("/r/Chapters/Workshop/x.swift", from: "/r") == "Chapters/Workshop/x.swift")
+        #expect(
+            Explainer.relativePath("/r/Chapters/Workshop/x.swift", from: "/r/Chapters/02-ManualState")
+                == "../Workshop/x.swift")
+        #expect(Explainer.relativePath("/r/a", from: "/r/a") == ".")
+        #expect(Explainer.relativePath("/r/a", from: "/s") == "/r/a")
+        let explainer = Explainer(
+            workingDirectory: URL(fileURLWithPath: "/r/Chapters"), launcher: "../Scripts/workshop")
+        #expect(explainer.command("hint 2") == "../Scripts/workshop hint 2")
+    }
+
+    @Test("solution's diff: the changed lines, with context")
+    func diff() {
+        let lines = unifiedDiff(
+            from: "a\nb\nc\nd", to: "a\nB\nc\nd\ne", oldName: "stub", newName: "solution", context: 1)
+        #expect(lines == ["--- stub", "+++ solution", "@@ -1,4 +1,5 @@", " a", "-b", "+B", " c", " d", "+e"])
+        #expect(unifiedDiff(from: "same", to: "same", oldName: "a", newName: "b").isEmpty)
+    }
+
+    @Test("progress: one mark per exercise")
+    func progress() {
+        #expect(progressBar([.passes, .fails, nil, .passes]) == "[#-.#] 2 of 4 done")
+    }
+
+    func fixtureFile(_ text: String) throws -> URL {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("variant-\(UUID().uuidString).swift")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        return file
+    }
+}
