@@ -101,8 +101,8 @@ struct WorkshopJudgingTests {
             #"willChangeValue(forKey: "isFinished"); willChangeValue(forKey: "isFinished"); didChangeValue(forKey: "isFinished")"#
         )
         #expect(unbalanced.count == 1 && unbalanced[0].contains("2 times"), "\(unbalanced)")
-        let spelled = problems(#"willChangeValue(forKey: "finished"); didChangeValue(forKey: "finished")"#)
-        #expect(spelled.count == 1 && spelled[0].contains("\"finished\""), "\(spelled)")
+        let anyKey = problems(#"willChangeValue(forKey: "finished"); didChangeValue(forKey: "finished")"#)
+        #expect(anyKey.isEmpty, "the source check judges pairs, never a key's spelling: \(anyKey)")
     }
 
     @Test("the recorder (a Mac) wants each key's will before the change and its did after it")

@@ -1,6 +1,5 @@
 // Wrong answer: cancel() finishes the operation if it is executing; start() handles the rest
 // Caught by: cancelWhileStarting
-// Platforms: macOS
 // Exercise 6 — a result on every path, also when the queue cancels.
 // Chapter 6: Chapters/06-ResultOperation/README.md. Check it: Scripts/workshop check 6
 import AsyncOperations

@@ -1,4 +1,4 @@
-// Alternative: the cancel handler registered in init, holding self weakly; it also records the result of a cancel before start
+// Alternative: the ending registered before the request, which is not sent once cancelled
 // Exercise 6 — a result on every path, also when the queue cancels.
 // Chapter 6: Chapters/06-ResultOperation/README.md. Check it: Scripts/workshop check 6
 import AsyncOperations
@@ -26,15 +26,16 @@ open class RequestOperation: AsyncOperation, @unchecked Sendable {
 
     public init(_ request: @escaping Request) {
         self.request = request
-        super.init()
-        // A cancel before start() stores the result here; finish() does nothing until it runs.
-        onCancel { [weak self] in self?.finish(with: .failure(.cancelled)) }
     }
 
     /// The result once the operation has finished.
     public var result: Result<String, RequestError>? { outcome.withLock { $0 } }
 
     public override func main() {
+        // The ending first: a cancel from here on ends the operation, and one that came before
+        // ends it at once; then no request is sent.
+        onCancel { self.finish(with: .failure(.cancelled)) }
+        guard !isCancelled else { return }
         request { result in self.finish(with: result) }
     }
 
@@ -47,5 +48,11 @@ open class RequestOperation: AsyncOperation, @unchecked Sendable {
     }
 
     public override func cancelledBeforeStart() {
+        // Called by the base's start() just before it finishes: whoever learns "finished"
+        // finds the result. (Not an override of start() that checks isCancelled itself: a
+        // cancel() could land between that check and the base's.)
+        outcome.withLock { outcome in
+            if outcome == nil { outcome = .failure(.cancelled) }
+        }
     }
 }
