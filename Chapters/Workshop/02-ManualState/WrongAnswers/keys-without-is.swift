@@ -1,5 +1,8 @@
 // Wrong answer: the properties are called executing and finished, so those are the keys
 // Caught by: announcesBothKeys
+// Platforms: macOS
+// (Linux's queue learns "finished" as well as "isFinished"; a Mac's key-value observing of
+// "isFinished" hears nothing: read, not verified.)
 // Exercise 2 — announce the state changes.
 // Chapter 2: Chapters/02-ManualState/README.md. Check it: Scripts/workshop check 2
 import Dispatch

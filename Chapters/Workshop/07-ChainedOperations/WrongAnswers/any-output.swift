@@ -13,7 +13,11 @@ import Foundation
 /// - The provider was cancelled: `.upstreamCancelled`.
 /// - The provider failed: `.upstreamFailed(error)`.
 public func resolveInput<Input>(_: Input.Type, from dependencies: [Operation]) -> Result<Input, InputProblem> {
-    let outputs = dependencies.compactMap { ($0 as? AnyOutputProviding)?.anyOutput as? Input }
+    // As the article's output does (`try? result?.get()`): a failure or a cancel is no output.
+    let outputs = dependencies.compactMap { dependency -> Input? in
+        guard let provider = dependency as? any OutputProviding<Input> else { return nil }
+        return try? provider.outputResult?.get()
+    }
     guard let output = outputs.first else { return .failure(.noInput) }
     guard outputs.count == 1 else { return .failure(.ambiguousInput(providers: outputs.count)) }
     return .success(output)

@@ -110,7 +110,7 @@ struct Exercise8Tests {
             print(problemMark + "the completions never returned: a deadlock? (hint: \"Outside the lock\")")
             exit(EXIT_SUCCESS)
         }.start()
-        if let problem = raceProblem(together: 1_000, seconds: 3.5) {
+        if let problem = raceProblem(together: 1_000, seconds: 2.5) {
             print(problemMark + "\(problem) (hint: \"One lock for everything\")")
         }
         exit(EXIT_SUCCESS)
