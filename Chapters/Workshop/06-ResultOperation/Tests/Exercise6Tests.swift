@@ -241,6 +241,8 @@ private final class WatchedRequest: RequestOperation, @unchecked Sendable {
     }
 
     #if !os(Linux)
+        // kvo pairs checked by hand: this override only watches the learner's didChangeValue
+        // calls, each of which follows its own willChangeValue, and passes them on unchanged.
         override func didChangeValue(forKey key: String) {
             if key == "isFinished" { _ = isFinished }  // records the result at this moment
             super.didChangeValue(forKey: key)
