@@ -1,5 +1,5 @@
 // Wrong answer: the work is quick: sleeping two seconds is plenty
-// Caught by: workOnAConcurrentQueue
+// Caught by: workOnASerialQueue, workOnAConcurrentQueue
 // Exercise 1 — a synchronous operation that really waits for its work.
 // Chapter 1: Chapters/01-SyncOnlyOperation/README.md. Check it: Scripts/workshop check 1
 import Dispatch
