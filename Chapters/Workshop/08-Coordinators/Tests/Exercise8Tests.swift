@@ -110,7 +110,7 @@ struct Exercise8Tests {
             print(problemMark + "the completions never returned: a deadlock? (hint: \"Outside the lock\")")
             exit(EXIT_SUCCESS)
         }.start()
-        if let problem = raceProblem(together: 1_000, seconds: 2.5) {
+        if let problem = raceProblem(together: 1_000, seconds: 2.5, orUntilAtLeast: 200, seconds: 5.5) {
             print(problemMark + "\(problem) (hint: \"One lock for everything\")")
         }
         exit(EXIT_SUCCESS)
@@ -124,16 +124,24 @@ struct Exercise8Tests {
     ///
     /// A race shows only while two threads really run at once, which a busy machine may not
     /// grant for seconds: the runs go on until `together` completions were delivered while
-    /// another thread was delivering too (`StartingLine` counts them), or `seconds` passed.
-    static func raceProblem(together: Int, seconds: Double) -> String? {
+    /// another thread was delivering too (`StartingLine` counts them), or `seconds` passed —
+    /// and past `seconds` until at least `minimum` were, for at most `cap` seconds.
+    static func raceProblem(
+        together: Int, seconds: Double, orUntilAtLeast minimum: Int, seconds cap: Double
+    ) -> String? {
         let lines = [StartingLine(threads: 2), StartingLine(threads: 4), StartingLine(threads: 8)]
         let kinds = [
             (lines[2], 1_024), (lines[0], 8), (lines[2], 1_024), (lines[1], 4), (lines[2], 1_024), (lines[2], 64),
         ]
         let deadline = Date(timeIntervalSinceNow: seconds)
+        let lastDeadline = Date(timeIntervalSinceNow: cap)
         var run = 0
         var concurrent = 0
-        while concurrent < together && Date() < deadline {
+        func goOn() -> Bool {
+            let now = Date()
+            return concurrent < together && now < lastDeadline && (now < deadline || concurrent < minimum)
+        }
+        while goOn() {
             let (line, count) = kinds[run % kinds.count]
             run += 1
             if let problem = problemCoordinating(count, on: line) {
