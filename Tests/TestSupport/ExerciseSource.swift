@@ -1,8 +1,14 @@
 import Foundation
 
-/// A workshop exercise's source file, read by its tests for what Linux cannot show at run
-/// time: Foundation on Linux ignores `willChangeValue(forKey:)`, so a `didChangeValue` without
-/// it works here and notifies nobody on a Mac, where key-value observing is real.
+/// A workshop exercise's source file, read by its tests on Linux for the one thing that leaves
+/// no trace there at run time: Linux's Foundation declares `willChangeValue(forKey:)` on
+/// `Operation` as a method that does nothing and that no subclass can override, so whether an
+/// operation calls it cannot be seen while it runs. (On a Mac the tests record the calls
+/// themselves, through overrides of `NSObject`'s methods.)
+///
+/// The check accepts every way of writing the calls — literal keys, a loop over keys, a
+/// helper, key paths — because it only pairs them: each argument given to `didChangeValue`
+/// must be given as often to `willChangeValue`.
 public struct ExerciseSource {
     /// The file's code, without its comments.
     public let code: String
@@ -16,73 +22,75 @@ public struct ExerciseSource {
         guard let text = try? String(contentsOf: root.appendingPathComponent(path), encoding: .utf8) else {
             return nil
         }
+        self.init(code: text, path: path)
+    }
+
+    /// `code` as if read from `path`.
+    public init(code: String, path: String) {
         self.path = path
-        code = text.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { line in line.range(of: "//").map { String(line[..<$0.lowerBound]) } ?? String(line) }
-            .joined(separator: "\n")
+        self.code = Self.withoutComments(code)
     }
 
-    /// The body of the first function whose declaration contains `signature` (e.g.
-    /// "func finish()"), between its braces; nil if there is none.
-    public func body(of signature: String) -> Substring? {
-        guard let declaration = code.range(of: signature),
-            let open = code[declaration.upperBound...].firstIndex(of: "{")
-        else { return nil }
-        return Self.block(in: code[...], from: open)
-    }
-
-    /// What is wrong with how `code` announces `keys`, one short sentence each; empty if each
-    /// key is announced with `willChangeValue(forKey:)` before `didChangeValue(forKey:)`, and
-    /// neither inside a `withLock { }`.
-    public static func announcementProblems(in code: Substring, keys: [String], where place: String) -> [String] {
-        let calls = code.matches(of: /(will|did)ChangeValue\(\s*forKey:\s*"(\w+)"\s*\)/)
-        let lockedSpans = code.ranges(of: "withLock").compactMap { found -> Range<String.Index>? in
-            guard let open = code[found.upperBound...].firstIndex(of: "{"),
-                let body = block(in: code, from: open)
-            else { return nil }
-            return body.startIndex..<body.endIndex
+    /// Every `willChangeValue(…)` and `didChangeValue(…)` call, in the order written: which
+    /// one, and its argument without its label (`"isFinished"`, `key`, `\.isFinished`).
+    public var announcements: [(change: String, argument: String)] {
+        var found: [(change: String, argument: String)] = []
+        var rest = code[...]
+        while let call = rest.firstMatch(of: /\b(will|did)ChangeValue\s*\(/) {
+            let open = code.index(before: call.range.upperBound)
+            guard let argument = Self.parenthesised(in: code, from: open) else { break }
+            let text = argument.replacing(/^\s*(forKey|for)\s*:/, with: "").filter { !$0.isWhitespace }
+            found.append((String(call.output.1), text))
+            rest = code[call.range.upperBound...]
         }
+        return found
+    }
+
+    /// What is wrong with how the file announces changes, one short sentence each; empty if
+    /// every `didChangeValue` argument has as many `willChangeValue` calls with the same
+    /// argument. Which keys are announced is judged at run time, not here: Linux's
+    /// `didChangeValue(forKey:)` reads the getter of a key the queue observes, and only those.
+    public func announcementProblems() -> [String] {
+        let calls = announcements
         var problems: [String] = []
-        for key in keys {
-            let will = calls.first { $0.output.1 == "will" && $0.output.2 == key }
-            let did = calls.first { $0.output.1 == "did" && $0.output.2 == key }
-            let (announceWill, announceDid) = (call("will", key), call("did", key))
-            switch (will, did) {
-            case (nil, nil):
+        var arguments: [String] = []
+        for call in calls where !arguments.contains(call.argument) { arguments.append(call.argument) }
+        for argument in arguments {
+            let wills = calls.filter { $0.change == "will" && $0.argument == argument }.count
+            let dids = calls.filter { $0.change == "did" && $0.argument == argument }.count
+            let shown = argument.hasPrefix("\\") ? "for: \(argument)" : "forKey: \(argument)"
+            if wills == 0 {
                 problems.append(
-                    "\(place) never announces \"\(key)\": \(announceWill) before the change, \(announceDid) after it")
-            case (nil, _?):
+                    "didChangeValue(\(shown)) is called without willChangeValue(\(shown)) before it: Linux does not mind, but on a Mac key-value observing then notifies nobody, and the queue never learns"
+                )
+            } else if dids == 0 {
                 problems.append(
-                    "\(place) calls \(announceDid) without \(announceWill) before it: on a Mac that notifies nobody")
-            case (_?, nil):
-                problems.append("\(place) calls \(announceWill) but never \(announceDid): nobody learns the change")
-            case (let will?, let did?) where will.range.lowerBound > did.range.lowerBound:
-                problems.append("\(place): \(announceWill) goes before the change, \(announceDid) after it")
-            default:
-                break
+                    "willChangeValue(\(shown)) is called, but never didChangeValue(\(shown)): nobody learns the change")
+            } else if wills != dids {
+                problems.append(
+                    "willChangeValue(\(shown)) is called \(wills) times, didChangeValue(\(shown)) \(dids) times: each change needs one of each"
+                )
             }
-        }
-        if calls.contains(where: { call in lockedSpans.contains { $0.contains(call.range.lowerBound) } }) {
-            problems.append(
-                "\(place) announces a change inside withLock { }: Foundation reads the getters while announcing, and they wait for that lock (a deadlock)"
-            )
         }
         return problems
     }
 
-    /// How a learner writes the call, e.g. `willChangeValue(forKey: "isFinished")`.
-    static func call(_ change: String, _ key: String) -> String {
-        "\(change)ChangeValue(forKey: \"\(key)\")"
+    /// `text` without `//` and `/* */` comments.
+    static func withoutComments(_ text: String) -> String {
+        text.replacing(/\/\*[\s\S]*?\*\//, with: "")
+            .split(separator: "\n", omittingEmptySubsequences: false)
+            .map { line in line.range(of: "//").map { String(line[..<$0.lowerBound]) } ?? String(line) }
+            .joined(separator: "\n")
     }
 
-    /// The text between the brace at `open` and its matching closing brace.
-    static func block(in code: Substring, from open: String.Index) -> Substring? {
+    /// The text between the parenthesis at `open` and its matching closing one.
+    static func parenthesised(in code: String, from open: String.Index) -> Substring? {
         var depth = 0
         var index = open
         while index < code.endIndex {
             switch code[index] {
-            case "{": depth += 1
-            case "}":
+            case "(": depth += 1
+            case ")":
                 depth -= 1
                 if depth == 0 { return code[code.index(after: open)..<index] }
             default: break

@@ -23,6 +23,17 @@ public func queueLearnsFinished(_ operation: Operation, within seconds: Double =
     await completes(within: seconds) { await operation.untilFinished() }
 }
 
+/// A flag that is raised once the queue machinery has learned that `operation` finished (the
+/// same question as `queueLearnsFinished`), for a test that must also look before that.
+public func finishedFlag(_ operation: Operation) -> Flag {
+    let finished = Flag()
+    Task {
+        await operation.untilFinished()
+        finished.raise()
+    }
+    return finished
+}
+
 /// True once every operation added to `queue` so far has finished, false after `seconds`.
 ///
 /// Not for a queue that `cancelAllOperations()` may cancel afterwards: on Linux, cancelling
@@ -36,14 +47,35 @@ public func drained(_ queue: OperationQueue, within seconds: Double = 10) async 
 /// Runs a blocking call (`waitUntilFinished`, a semaphore wait) on a thread of its own, so
 /// that it blocks neither the test nor the cooperative thread pool. True if it returned
 /// within `seconds`; if not, its thread stays blocked and the test can fail cleanly.
-public func blockingCall(within seconds: Double = 10, _ body: @escaping @Sendable () -> Void) async -> Bool {
+///
+/// The thread carries `threadMark`, if given: an override in a test's subclass can then tell
+/// the calls that `body` made (`ThreadMark.isSet`) from those of other threads.
+public func blockingCall(
+    threadMark: String? = nil, within seconds: Double = 10, _ body: @escaping @Sendable () -> Void
+) async -> Bool {
     let returned = Flag()
     let thread = Thread {
+        if let threadMark { ThreadMark.set(threadMark) }
         body()
         returned.raise()
     }
     thread.start()
     return await returned.wait(seconds: seconds)
+}
+
+/// A mark on the current thread, for overrides in a test's subclass that must tell the calls
+/// made on a test's own thread from those of other threads. (A thread's `name` cannot do it:
+/// on Linux, a `Thread` reads its own name back as the process's.)
+public enum ThreadMark {
+    /// Marks the current thread with `mark`, for as long as it lives.
+    public static func set(_ mark: String) {
+        Thread.current.threadDictionary[mark] = true
+    }
+
+    /// True on a thread marked with `mark`.
+    public static func isSet(_ mark: String) -> Bool {
+        Thread.current.threadDictionary[mark] != nil
+    }
 }
 
 /// A serial dispatch queue that starts suspended: work sent to it waits until `release()`.

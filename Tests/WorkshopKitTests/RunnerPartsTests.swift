@@ -77,6 +77,11 @@ struct RunnerPartsTests {
         let alternative = try Variant.read(
             fixtureFile("// Alternative: the keys in a loop\nimport Foundation\n"), wrong: false)
         #expect(alternative.kind == .alternative(style: "the keys in a loop"))
+        #expect(wrong.platforms == nil && wrong.isJudged(on: "linux") && wrong.isJudged(on: "macos"))
+        let macOnly = try Variant.read(
+            fixtureFile("// Wrong answer: keys without is\n// Caught by: announcesBothKeys\n// Platforms: macOS\n"),
+            wrong: true)
+        #expect(macOnly.platforms == ["macos"] && macOnly.isJudged(on: "macos") && !macOnly.isJudged(on: "linux"))
         #expect(throws: WorkshopError.self) {
             try Variant.read(fixtureFile("// Wrong answer: no test named\n"), wrong: true)
         }
@@ -106,6 +111,47 @@ struct RunnerPartsTests {
         let stub = Variant(kind: .stub, file: file)
         #expect(stub.problem(with: fails, knownTests: known) == nil)
         #expect(stub.problem(with: Fixture(name: "crash10index").judgement, knownTests: known) != nil)
+    }
+
+    @Test("verify fails, naming the file, when a wrong answer passes or a solution or alternative fails")
+    func verifyNamesTheVariantThatBreaksTheRule() throws {
+        let folder = URL(fileURLWithPath: "/repo/Chapters/Workshop/02-ManualState")
+        let known: Set<String> = ["announcesBothKeys", "queueLearnsFinished", "stateAfterFinish", "finishReturns"]
+        let fails = Fixture(name: "fail2").judgement
+        let passes = Fixture(name: "pass5").judgement
+        let wrong = Variant(
+            kind: .wrongAnswer(mistake: "m", caughtBy: ["queueLearnsFinished"]),
+            file: folder.appendingPathComponent("WrongAnswers/only-is-finished.swift"))
+        let alternative = Variant(
+            kind: .alternative(style: "s"), file: folder.appendingPathComponent("Alternatives/keys-in-a-loop.swift"))
+        let solution = Variant(kind: .solution, file: folder.appendingPathComponent("Reference/Solution.swift"))
+        let stub = Variant(kind: .stub, file: folder.appendingPathComponent("Reference/Stub.swift"))
+
+        // Each breaks the rule: a line that names the exercise and the file.
+        let broken: [(Variant, Judgement, String)] = [
+            (wrong, passes, "WrongAnswers/only-is-finished.swift"),
+            (alternative, fails, "Alternatives/keys-in-a-loop.swift"),
+            (solution, fails, "Reference/Solution.swift"),
+            (stub, passes, "Reference/Stub.swift"),
+        ]
+        var lines: [String] = []
+        for (variant, judgement, path) in broken {
+            let line = try #require(variant.problemLine(exercise: 2, judgement: judgement, knownTests: known))
+            #expect(line.hasPrefix("exercise 2, ") && line.contains(path), "\(line)")
+            lines.append(line)
+        }
+        // Each keeps it: no line.
+        for (variant, judgement) in [(wrong, fails), (alternative, passes), (solution, passes), (stub, fails)] {
+            #expect(variant.problemLine(exercise: 2, judgement: judgement, knownTests: known) == nil)
+        }
+        #if os(macOS) || os(Linux)
+            let failed = Verifier.conclusion(of: lines, seconds: 1)
+            #expect(failed.status != 0)
+            for path in broken.map(\.2) {
+                #expect(failed.lines.contains { $0.contains(path) }, "verify's last lines do not name \(path)")
+            }
+            #expect(Verifier.conclusion(of: [], seconds: 1).status == 0)
+        #endif
     }
 
     @Test("reset keeps at most ten versions of an exercise, the newest last; the same version once")

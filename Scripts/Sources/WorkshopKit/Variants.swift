@@ -17,24 +17,58 @@ public struct Variant: Equatable, Sendable {
 
     public let kind: Kind
     public let file: URL
+    /// The platforms whose runs can show what this variant must show (`// Platforms: macOS`),
+    /// lowercased; nil: every platform. A mistake that leaves no trace on Linux's Foundation
+    /// is judged only where it does.
+    public let platforms: [String]?
 
-    public init(kind: Kind, file: URL) {
+    public init(kind: Kind, file: URL, platforms: [String]? = nil) {
         self.kind = kind
         self.file = file
+        self.platforms = platforms
     }
 
-    /// What a reader of `verify`'s output needs to tell the variants apart.
+    /// This platform, as a `// Platforms:` line names it.
+    public static var currentPlatform: String {
+        #if os(macOS)
+            "macos"
+        #elseif os(Linux)
+            "linux"
+        #else
+            "other"
+        #endif
+    }
+
+    /// Whether `verify` judges this variant on `platform`.
+    public func isJudged(on platform: String = Variant.currentPlatform) -> Bool {
+        platforms.map { $0.contains(platform) } ?? true
+    }
+
+    /// What a reader of `verify`'s output needs to tell the variants apart: what it is, and its
+    /// file in the exercise's folder (e.g. "WrongAnswers/no-lock.swift").
     public var label: String {
         switch kind {
-        case .solution: "solution"
-        case .stub: "untouched stub"
-        case .wrongAnswer(let mistake, _): "wrong answer \(file.lastPathComponent) (\(mistake))"
-        case .alternative(let style): "alternative \(file.lastPathComponent) (\(style))"
+        case .solution: "solution \(shortPath)"
+        case .stub: "untouched stub \(shortPath)"
+        case .wrongAnswer(let mistake, _): "wrong answer \(shortPath) (\(mistake))"
+        case .alternative(let style): "alternative \(shortPath) (\(style))"
         }
     }
 
+    /// The file, from the exercise's folder: its own folder and its name.
+    public var shortPath: String {
+        file.deletingLastPathComponent().lastPathComponent + "/" + file.lastPathComponent
+    }
+
+    /// `verify`'s line for this variant of exercise `number` when `judgement` is not what it
+    /// must get (nil when it is): the exercise, the file and why.
+    public func problemLine(exercise number: Int, judgement: Judgement, knownTests: Set<String>) -> String? {
+        problem(with: judgement, knownTests: knownTests).map { "exercise \(number), \(label): \($0)" }
+    }
+
     /// Reads a wrong answer's or an alternative's header: its first comment lines,
-    /// `// Wrong answer: …` and `// Caught by: a, b`, or `// Alternative: …`.
+    /// `// Wrong answer: …` and `// Caught by: a, b`, or `// Alternative: …`, and optionally
+    /// `// Platforms: macOS` (the platforms on which it is judged).
     public static func read(_ file: URL, wrong: Bool) throws -> Variant {
         let text = try String(contentsOf: file, encoding: .utf8)
         return try parse(text, file: file, wrong: wrong)
@@ -48,11 +82,14 @@ public struct Variant: Equatable, Sendable {
             let comment = trimmed.dropFirst(2).trimmingCharacters(in: .whitespaces)
             guard let colon = comment.firstIndex(of: ":") else { continue }
             let key = comment[..<colon].lowercased()
-            if ["wrong answer", "caught by", "alternative"].contains(key), fields[key] == nil {
+            if ["wrong answer", "caught by", "alternative", "platforms"].contains(key), fields[key] == nil {
                 fields[key] = comment[comment.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             }
         }
         let name = file.lastPathComponent
+        let platforms = fields["platforms"].map {
+            $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+        }
         if wrong {
             guard let mistake = fields["wrong answer"], !mistake.isEmpty else {
                 throw WorkshopError(
@@ -64,12 +101,12 @@ public struct Variant: Equatable, Sendable {
             guard !tests.isEmpty else {
                 throw WorkshopError("\(name) has no `// Caught by: <test function name>[, <test function name>…]` line")
             }
-            return Variant(kind: .wrongAnswer(mistake: mistake, caughtBy: tests), file: file)
+            return Variant(kind: .wrongAnswer(mistake: mistake, caughtBy: tests), file: file, platforms: platforms)
         }
         guard let style = fields["alternative"], !style.isEmpty else {
             throw WorkshopError("\(name) does not start with `// Alternative: <the style>`")
         }
-        return Variant(kind: .alternative(style: style), file: file)
+        return Variant(kind: .alternative(style: style), file: file, platforms: platforms)
     }
 
     /// Every variant of `exercise`: its solution, its stub, its alternatives and its wrong

@@ -5,6 +5,15 @@
     /// its exercise's tests, every untouched stub and every wrong answer fails them (a wrong
     /// answer in one of the tests its header names).
     public struct Verifier {
+        /// What `verify` prints at its end and its exit status: 0 when no problem was found, 1
+        /// (with every problem, each naming its exercise and file) when one was.
+        public static func conclusion(of problems: [String], seconds: Double) -> (status: Int32, lines: [String]) {
+            if problems.isEmpty {
+                return (0, [String(format: "verify: every expectation holds (%.0f s).", seconds)])
+            }
+            return (1, ["verify: \(problems.count) problem(s):"] + problems.map { "  " + $0 })
+        }
+
         public let workshop: Workshop
         /// The copy, and its build, in the repository's ignored build folder: kept between
         /// runs so that a second `verify` builds only what changed.
@@ -36,7 +45,12 @@
             for exercise in workshop.exercises {
                 problems += Self.structure(of: exercise, requireShippedStub: requireShippedStubs)
                 let found = Variant.all(of: exercise)
-                variants[exercise.number] = found.variants
+                variants[exercise.number] = found.variants.filter { $0.isJudged() }
+                for variant in found.variants where !variant.isJudged() {
+                    say(
+                        "exercise \(exercise.number): \(variant.label): judged on "
+                            + (variant.platforms ?? []).joined(separator: ", ") + " only, not here")
+                }
                 problems += found.problems
             }
             say("Copying the repository to \(copy.path) (your files are never touched)")
@@ -130,9 +144,9 @@
                         + (judgement.timeOut?.unfinished ?? [])).map(\.functionName)
                 )
                 .union(Self.testNames(of: exercise))
-                if let problem = variant.problem(with: judgement, knownTests: known) {
-                    problems.append("exercise \(exercise.number), \(variant.label): \(problem)")
-                    say("exercise \(exercise.number): \(variant.label): PROBLEM: \(problem)")
+                if let line = variant.problemLine(exercise: exercise.number, judgement: judgement, knownTests: known) {
+                    problems.append(line)
+                    say("PROBLEM: " + line)
                     for failure in judgement.failures.prefix(3) {
                         say("    ✘ \(failure.test.name): " + (failure.issues.first?.explanation.first ?? ""))
                     }

@@ -295,14 +295,9 @@
             let started = Date()
             let problems = try verifier.run(requireShippedStubs: ProcessInfo.processInfo.environment["CI"] == "true")
             terminal.say()
-            if problems.isEmpty {
-                terminal.say(
-                    String(format: "verify: every expectation holds (%.0f s).", Date().timeIntervalSince(started)))
-                return 0
-            }
-            terminal.say("verify: \(problems.count) problem(s):")
-            for problem in problems { terminal.say("  " + problem) }
-            return 1
+            let conclusion = Verifier.conclusion(of: problems, seconds: Date().timeIntervalSince(started))
+            for line in conclusion.lines { terminal.say(line) }
+            return conclusion.status
         }
     }
 #endif

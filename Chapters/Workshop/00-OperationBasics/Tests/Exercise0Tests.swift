@@ -1,3 +1,4 @@
+import Dispatch
 import Exercise0
 import Foundation
 import TestSupport
@@ -8,8 +9,49 @@ struct Exercise0Tests {
     @Test("resize depends on download, upload on resize")
     func dependencies() {
         let pipeline = makePhotoPipeline { _ in }
-        #expect(pipeline.resize.dependencies.contains(pipeline.download), "resize must wait for download")
-        #expect(pipeline.upload.dependencies.contains(pipeline.resize), "upload must wait for resize")
+        #expect(
+            pipeline.resize.dependencies.contains(pipeline.download),
+            "resize must wait for download: resize.addDependency(download) (hint: \"Which waits for which\")")
+        #expect(
+            pipeline.upload.dependencies.contains(pipeline.resize),
+            "upload must wait for resize: upload.addDependency(resize) (hint: \"Which waits for which\")")
+    }
+
+    @Test("on a queue that runs three at once, nothing starts while download runs")
+    func nothingStartsBeforeDownloadEnds() async {
+        let log = EventLog()
+        let downloadRunning = DispatchSemaphore(value: 0)
+        let downloadMayEnd = DispatchSemaphore(value: 0)
+        let pipeline = makePhotoPipeline { step in
+            log.record(step)
+            if step == "download" {
+                downloadRunning.signal()
+                _ = downloadMayEnd.wait(timeout: .now() + 5)  // the queue's own thread, bounded
+            }
+        }
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 3
+        queue.add(pipeline.operations)
+        // On a thread of its own: download blocks one of the threads Dispatch shares with the
+        // test's own tasks. A step that does not wait for download starts within this moment.
+        let startedMeanwhile = await read(within: 8) { () -> [String]? in
+            guard downloadRunning.wait(timeout: .now() + 5) == .success else { return nil }
+            Thread.sleep(forTimeInterval: 0.3)
+            return log.events
+        }
+        downloadMayEnd.signal()
+        guard let startedMeanwhile = startedMeanwhile ?? nil else {
+            Issue.record("download never ran: is there a dependency cycle? (hint: \"A cycle never runs\")")
+            return
+        }
+        #expect(
+            startedMeanwhile == ["download"],
+            """
+            while download was still running, these had run: \(startedMeanwhile). On a queue that runs several \
+            operations at once, only dependencies make a step wait (hint: "Which waits for which")
+            """)
+        #expect(
+            await drained(queue, within: 5), "the queue never finished the three steps: is there a dependency cycle?")
     }
 
     @Test("on a serial queue, added upload first, they still run download, resize, upload")
@@ -19,9 +61,12 @@ struct Exercise0Tests {
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1  // without dependencies it runs them as added: upload first
         guard await queue.runs(pipeline.operations, within: 5) else {
-            Issue.record("the queue never finished the three steps: is there a dependency cycle?")
+            Issue.record(
+                "the queue never finished the three steps: is there a dependency cycle? (hint: \"A cycle never runs\")")
             return
         }
-        #expect(log.events == ["download", "resize", "upload"], "the steps ran in this order: \(log.events)")
+        #expect(
+            log.events == ["download", "resize", "upload"],
+            "the steps ran in this order: \(log.events) (hint: \"Which waits for which\")")
     }
 }

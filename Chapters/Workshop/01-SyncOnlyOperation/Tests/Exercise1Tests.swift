@@ -6,34 +6,118 @@ import Testing
 
 @Suite("Exercise 1 — a synchronous operation that waits for its work")
 struct Exercise1Tests {
-    @Test("the queue reports the operation finished only after its work has run")
-    func finishesAfterItsWork() async {
+    @Test("work on a concurrent queue, held for 0.3 s: the operation finishes when the work ends, not before")
+    func workOnAConcurrentQueue() async {
+        await Self.check(
+            on: DispatchQueue.global(), queueHeldFor: nil, workHeldUntil: 0.3, underlyingQueue: Self.underlyingQueues[0]
+        )
+    }
+
+    // Held past 2 s: main() that sleeps a guessed time (up to 2 s) instead of waiting has then
+    // returned while the work still runs. The work ends only when the check lets it, so a
+    // check delayed by a busy machine looks later, never earlier.
+    @Test("work on a serial queue that starts it late, held until 2.3 s: the operation finishes when the work ends")
+    func workOnASerialQueue() async {
+        let workQueue = HeldQueue("exercise1-work")
+        await Self.check(
+            on: workQueue.queue, queueHeldFor: (workQueue, 0.5), workHeldUntil: 2.3,
+            underlyingQueue: Self.underlyingQueues[1])
+    }
+
+    @Test("the work runs before the operation's completion block")
+    func workBeforeCompletion() async {
         let log = EventLog()
-        let workQueue = HeldQueue("exercise1-work")  // the work waits until released
-        let operation = WaitingOperation(on: workQueue.queue) { log.record("work ran") }
+        let operation = WaitingOperation(on: DispatchQueue.global()) { log.record("work ran") }
         let completionRan = Flag()
         operation.completionBlock = {
             log.record("operation finished")
             completionRan.raise()
         }
         OperationQueue().addOperation(operation)
-
-        // While the work is held, a correct operation cannot finish: give the queue a bounded
-        // moment to show whether it (wrongly) does, then let the work run.
-        let finishedEarly = await queueLearnsFinished(operation, within: 1)
-        workQueue.release()
-        // Once the work has run, main() returns at once: a main() that sleeps guesses instead.
-        let finished = await queueLearnsFinished(operation, within: 1.5)
-
-        #expect(
-            !finishedEarly,
-            "the queue reported the operation finished while its work had not run yet: main() must not return before the work is done"
-        )
-        #expect(
-            finished,
-            "the operation did not finish once its work had run: main() must wait for the work's signal, then return (a sleep is a guess)"
-        )
-        #expect(await completionRan.wait(seconds: 2), "the operation's completion block never ran")
+        #expect(await completionRan.wait(seconds: 5), "the operation's completion block never ran: did main() return?")
         #expect(log.events == ["work ran", "operation finished"], "the work must run before the operation finishes")
+    }
+
+    /// The operation queues' underlying queues, one per test, kept as long as the process: an
+    /// operation queue does not keep its underlying queue (on Linux), and an operation may still
+    /// use it after a check has given up on it.
+    static let underlyingQueues = (0..<2).map { DispatchQueue(label: "exercise1-operations-\($0)") }
+
+    /// Runs a `WaitingOperation` whose work takes until `workEnd` seconds after the start (the
+    /// work queue itself held for a while first, if given), and checks that the operation
+    /// finishes only after the work ended, and soon after it.
+    static func check(
+        on workQueue: DispatchQueue, queueHeldFor queueHold: (queue: HeldQueue, seconds: Double)?,
+        workHeldUntil workEnd: Double, underlyingQueue: DispatchQueue
+    ) async {
+        // The clock runs on a thread of its own: the operation's main() and its work each block
+        // a thread of Dispatch's pool, which can delay the test's own tasks by a second.
+        let problem = await read(within: 10) {
+            Self.problem(
+                on: workQueue, queueHeldFor: queueHold, workHeldUntil: workEnd, underlyingQueue: underlyingQueue)
+        }
+        switch problem {
+        case nil: Issue.record("the check itself never ended: does main() wait for something that never comes?")
+        case let problem??: Issue.record(Comment(rawValue: problem))
+        case .some(nil): break
+        }
+    }
+
+    /// What `check` finds wrong, or nil. Blocks: it reads `isFinished` itself, which a
+    /// synchronous operation's queue sets the moment `main()` returns, so no observer's delay
+    /// can hide a `main()` that returned too early, or excuse one that returned late.
+    static func problem(
+        on workQueue: DispatchQueue, queueHeldFor queueHold: (queue: HeldQueue, seconds: Double)?,
+        workHeldUntil workEnd: Double, underlyingQueue: DispatchQueue
+    ) -> String? {
+        let workStarted = DispatchSemaphore(value: 0)
+        let workMayEnd = DispatchSemaphore(value: 0)
+        let workEnded = DispatchSemaphore(value: 0)
+        let operation = WaitingOperation(on: workQueue) {
+            workStarted.signal()
+            _ = workMayEnd.wait(timeout: .now() + 10)  // the work queue's own thread, bounded
+            workEnded.signal()
+        }
+        let start = Date()
+        // A serial dispatch queue under the operation queue: main() then blocks a thread of
+        // its own, not one of the few that Dispatch shares with every concurrent queue (two on
+        // a two-core machine), so the work on a concurrent queue starts at once.
+        let operations = OperationQueue()
+        operations.underlyingQueue = underlyingQueue
+        operations.addOperation(operation)
+        defer { workMayEnd.signal() }
+
+        if let queueHold {
+            Thread.sleep(forTimeInterval: queueHold.seconds)
+            let finishedEarly = operation.isFinished
+            queueHold.queue.release()
+            if finishedEarly {
+                return """
+                    the operation finished before its work even started: main() must wait for the work's signal \
+                    (hint: "Wait for the work")
+                    """
+            }
+        }
+        guard workStarted.wait(timeout: .now() + 5) == .success else {
+            return "the work never started: does main() still send it to workQueue?"
+        }
+        Thread.sleep(forTimeInterval: max(workEnd + start.timeIntervalSinceNow, 0.3))
+        if operation.isFinished {
+            return """
+                the operation finished while its work was still running: main() returned before the work ended. \
+                It must wait for a signal that the work sends once work() has returned (hint: "Wait for the work")
+                """
+        }
+        workMayEnd.signal()
+        guard workEnded.wait(timeout: .now() + 5) == .success else { return "the work never ended" }
+        let deadline = Date(timeIntervalSinceNow: 0.8)
+        while !operation.isFinished && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        if !operation.isFinished {
+            return """
+                the work ended, but the operation had not finished 0.8 s later: main() must return as soon as the \
+                work signals (a sleep or a timeout guesses how long the work takes) (hint: "Wait for the work")
+                """
+        }
+        return nil
     }
 }

@@ -13,7 +13,10 @@ public enum RequestError: Error, Equatable {
 /// `OperationQueue.cancelAllOperations()` calls plain `cancel()`, so plain `cancel()` must
 /// work: a cancelled operation ends with `.failure(.cancelled)`, whether it was cancelled
 /// before it started or while its request was running (a cancelled request never calls back).
-public final class RequestOperation: AsyncOperation, @unchecked Sendable {
+/// Whoever learns that it finished — its queue, a dependent — finds the result already there.
+///
+/// `open` so that the tests can watch it, from a subclass, at the moment it finishes.
+open class RequestOperation: AsyncOperation, @unchecked Sendable {
     // @unchecked Sendable: `request` is a constant; `outcome` is Locked.
     public typealias Request = @Sendable (_ done: @escaping @Sendable (Result<String, RequestError>) -> Void) -> Void
 
@@ -29,6 +32,9 @@ public final class RequestOperation: AsyncOperation, @unchecked Sendable {
 
     public override func main() {
         request { result in self.finish(with: result) }
+        // TODO: cancelled while its request runs, the operation waits for ever: a cancelled
+        // request never calls back. End it with .failure(.cancelled) when it is cancelled:
+        // the base's onCancel(_:) runs a handler then — at once if the cancel came first.
     }
 
     /// Keeps the first result only, then finishes (`finish()` does nothing the second time).
@@ -43,11 +49,5 @@ public final class RequestOperation: AsyncOperation, @unchecked Sendable {
         // TODO: cancelled before it starts, the operation finishes without main() — and
         // without a result. The base calls this method just before it finishes such an
         // operation: record .failure(.cancelled) here.
-    }
-
-    public override func cancel() {
-        super.cancel()
-        // TODO: a running operation whose request never calls back waits for ever. If it is
-        // executing, end it now with .failure(.cancelled).
     }
 }

@@ -13,7 +13,10 @@ public enum RequestError: Error, Equatable {
 /// `OperationQueue.cancelAllOperations()` calls plain `cancel()`, so plain `cancel()` must
 /// work: a cancelled operation ends with `.failure(.cancelled)`, whether it was cancelled
 /// before it started or while its request was running (a cancelled request never calls back).
-public final class RequestOperation: AsyncOperation, @unchecked Sendable {
+/// Whoever learns that it finished — its queue, a dependent — finds the result already there.
+///
+/// `open` so that the tests can watch it, from a subclass, at the moment it finishes.
+open class RequestOperation: AsyncOperation, @unchecked Sendable {
     // @unchecked Sendable: `request` is a constant; `outcome` is Locked.
     public typealias Request = @Sendable (_ done: @escaping @Sendable (Result<String, RequestError>) -> Void) -> Void
 
@@ -29,6 +32,10 @@ public final class RequestOperation: AsyncOperation, @unchecked Sendable {
 
     public override func main() {
         request { result in self.finish(with: result) }
+        // A cancelled request never calls back: the cancellation ends the operation. At once if
+        // the cancel() came before this line — also one that landed while start() was still
+        // starting the operation, which an override of cancel() that looks at isExecuting misses.
+        onCancel { self.finish(with: .failure(.cancelled)) }
     }
 
     /// Keeps the first result only, then finishes (`finish()` does nothing the second time).
@@ -46,11 +53,5 @@ public final class RequestOperation: AsyncOperation, @unchecked Sendable {
         outcome.withLock { outcome in
             if outcome == nil { outcome = .failure(.cancelled) }
         }
-    }
-
-    public override func cancel() {
-        super.cancel()
-        // Only an executing operation: a pending one is finished by start().
-        if isExecuting { finish(with: .failure(.cancelled)) }
     }
 }

@@ -7,13 +7,22 @@ import Testing
 
 @Suite("Exercise 7 — take the input from the upstream operation")
 struct Exercise7Tests {
-    @Test("the one dependency that provides a String is the input; other dependencies are ignored")
-    func singleProvider() async {
+    @Test("the one dependency that provides a String is the input, wherever it is among the dependencies")
+    func providerAtAnyPosition() async {
         let upstream = Upstream(.success("hello"))
-        let unrelated = BlockOperation {}
-        #expect(await OperationQueue().runs([upstream, unrelated]))
-        let input = resolveInput(String.self, from: [unrelated, upstream])
-        #expect(input.value == "hello", "the provider's output is the input (got \(input))")
+        let unrelated = [BlockOperation {}, BlockOperation {}]
+        #expect(await OperationQueue().runs(unrelated + [upstream]))
+        for position in 0...unrelated.count {
+            var dependencies: [Operation] = unrelated
+            dependencies.insert(upstream, at: position)
+            let input = resolveInput(String.self, from: dependencies)
+            #expect(
+                input.value == "hello",
+                """
+                with the provider at position \(position + 1) of \(dependencies.count), the input was \(input): find the \
+                provider by its type, not by its place (hint: "Find the providers")
+                """)
+        }
     }
 
     @Test("no provider: .noInput")
@@ -23,23 +32,63 @@ struct Exercise7Tests {
         #expect(resolveInput(String.self, from: [unrelated]).problem == "noInput")
     }
 
-    @Test("two providers: .ambiguousInput(providers: 2), not silently the first one")
-    func twoProviders() async {
-        let first = Upstream(.success("first"))
-        let second = Upstream(.success("second"))
-        #expect(await OperationQueue().runs([first, second]))
+    @Test("a provider of another type is no provider: an Int provider is ignored when the input is a String")
+    func providerOfAnotherType() async {
+        let number = Upstream(.success(42))
+        let text = Upstream(.success("hello"))
+        #expect(await OperationQueue().runs([number, text]))
+        let input = resolveInput(String.self, from: [number, text])
         #expect(
-            resolveInput(String.self, from: [first, second]).problem == "ambiguousInput(providers: 2)",
-            "with two providers, taking the first one silently is the popular bug")
+            input.value == "hello",
+            """
+            an operation that provides an Int is no provider of a String input, but the input was \(input): cast to \
+            any OutputProviding<Input> (hint: "Find the providers")
+            """)
+        #expect(
+            resolveInput(String.self, from: [number]).problem == "noInput",
+            "only an Int provider: .noInput (hint: \"Find the providers\")")
+    }
+
+    @Test("two providers: .ambiguousInput(providers: 2), not silently the first one; three: providers: 3")
+    func severalProviders() async {
+        let providers = [Upstream(.success("first")), Upstream(.success("second")), Upstream(.success("third"))]
+        #expect(await OperationQueue().runs(providers))
+        let two = resolveInput(String.self, from: Array(providers.prefix(2))).problem
+        #expect(
+            two == "ambiguousInput(providers: 2)",
+            "with two providers the answer was \(two ?? "an input"): taking one silently is the popular bug (hint: \"Decide\")"
+        )
+        let three = resolveInput(String.self, from: providers).problem
+        #expect(
+            three == "ambiguousInput(providers: 3)", "with three providers: \(three ?? "an input") (hint: \"Decide\")")
+    }
+
+    @Test("two providers, one of them cancelled: still .ambiguousInput(providers: 2)")
+    func severalProvidersOneCancelled() async {
+        let done = Upstream(.success("done"))
+        let cancelled = Upstream(.success("never delivered"))
+        cancelled.cancel()
+        #expect(await OperationQueue().runs([done, cancelled]))
+        let problem = resolveInput(String.self, from: [done, cancelled]).problem
+        #expect(
+            problem == "ambiguousInput(providers: 2)",
+            """
+            with two providers, one cancelled, the answer was \(problem ?? "an input"): count the providers first; \
+            a cancelled one is still one of them (hint: "Decide")
+            """)
     }
 
     @Test("a failed provider: .upstreamFailed")
     func failedProvider() async {
-        let upstream = Upstream(.failure(.failed))
+        let upstream = Upstream<String>(.failure(.failed))
         #expect(await OperationQueue().runs(upstream))
+        let problem = resolveInput(String.self, from: [upstream]).problem
         #expect(
-            resolveInput(String.self, from: [upstream]).problem == "upstreamFailed(failed)",
-            "a provider that failed: .upstreamFailed with its error")
+            problem == "upstreamFailed(failed)",
+            """
+            a provider that failed: .upstreamFailed with its error, not \(problem ?? "an input") (a failure read as \
+            "no output" is the popular bug) (hint: "Decide")
+            """)
     }
 
     @Test("a cancelled provider: .upstreamCancelled")
@@ -49,7 +98,22 @@ struct Exercise7Tests {
         #expect(await OperationQueue().runs(upstream))
         #expect(
             resolveInput(String.self, from: [upstream]).problem == "upstreamCancelled",
-            "check isCancelled before the result: a cancelled operation ends with a failure too")
+            "check isCancelled before the result: a cancelled operation ends with a failure too (hint: \"Decide\")")
+    }
+
+    @Test("a cancelled dependency that provides nothing is ignored: the provider's output is the input")
+    func cancelledUnrelatedDependency() async {
+        let upstream = Upstream(.success("hello"))
+        let unrelated = BlockOperation {}
+        unrelated.cancel()
+        #expect(await OperationQueue().runs([unrelated, upstream]))
+        let input = resolveInput(String.self, from: [unrelated, upstream])
+        #expect(
+            input.value == "hello",
+            """
+            a cancelled dependency that provides no String made the answer \(input): only the provider's own \
+            cancellation counts (hint: "Decide")
+            """)
     }
 }
 
@@ -57,12 +121,12 @@ enum UpstreamFailure: CancellableFailure {
     case cancelled, failed
 }
 
-/// A finished upstream with a given result.
-private final class Upstream: AsyncResultOperation<String, UpstreamFailure>, @unchecked Sendable {
+/// An upstream that finishes with a given result.
+private final class Upstream<Output: Sendable>: AsyncResultOperation<Output, UpstreamFailure>, @unchecked Sendable {
     // @unchecked Sendable: a constant of Sendable values.
-    private let outcome: Result<String, UpstreamFailure>
+    private let outcome: Result<Output, UpstreamFailure>
 
-    init(_ outcome: Result<String, UpstreamFailure>) { self.outcome = outcome }
+    init(_ outcome: Result<Output, UpstreamFailure>) { self.outcome = outcome }
 
     override func main() { finish(with: outcome) }
 }

@@ -15,51 +15,163 @@ struct Exercise8Tests {
             #expect(errors.isEmpty)
             calls.increment()
         }
-        #expect(calls.value == 1, "an empty list must call the completion once, before perform returns")
+        #expect(
+            calls.value == 1,
+            "an empty list must call the completion once, before perform returns (hint: \"Once, and only once\")")
     }
 
-    @Test("1,000 operations completing from four threads at once: every error, in order, one completion")
-    func concurrentCompletions() async {
-        let count = 1_000
-        let operations = (0..<count).map { HeldOperation(id: $0) }
-        let calls = Counter(target: 1)
+    @Test("the errors come in the order of the operations, not in the order they completed")
+    func errorsInOrder() {
+        let operations = (0..<5).map { HeldOperation(id: $0) }
         let reported = Locked<[Int]?>(nil)
         SafeConcurrentCoordinator().perform(operations: operations) { errors in
             reported.withLock { $0 = errors.map { ($0 as? Failed)?.id ?? -1 } }
-            calls.increment()
         }
         #expect(operations.allSatisfy { $0.started }, "perform must start every operation at once")
-        // Four threads call the held completions at the same time, last operation first.
-        let threadsDone = Counter(target: 4)
-        for thread in 0..<4 {
-            Thread {
-                for index in stride(from: count - 1 - thread, through: 0, by: -4) { operations[index].complete() }
-                threadsDone.increment()
-            }.start()
-        }
-        #expect(await threadsDone.waitForTarget(seconds: 5), "the operations' completions never returned: a deadlock?")
-        guard await calls.waitForTarget(seconds: 2) else {
+        for index in [3, 0, 4, 1, 2] { operations[index].complete() }
+        let ids = reported.withLock { $0 }
+        #expect(ids != nil, "the completion was never called after all five operations completed")
+        if let ids, let problem = Self.problem(with: ids, expected: 5) {
             Issue.record(
-                "the completion was never called after all \(count) operations completed: count the completions")
-            return
+                "\(problem): each error goes in its operation's slot, whatever order they complete in (hint: \"One slot per operation\")"
+            )
         }
-        #expect(calls.value == 1, "the completion must be called exactly once; it was called \(calls.value) times")
-        if let problem = Self.problem(with: reported.withLock { $0 } ?? [], expected: count) {
-            Issue.record("\(problem): every error once, in the order of the operations (not the order they arrived)")
-        }
+    }
+
+    @Test("an operation that calls back twice counts once")
+    func callbackTwice() {
+        let calls = Counter()
+        let twice = HeldOperation(id: 0)
+        let once = HeldOperation(id: 1)
+        SafeConcurrentCoordinator().perform(operations: [twice, once]) { _ in calls.increment() }
+        twice.complete()
+        twice.complete()
+        #expect(
+            calls.value == 0,
+            "a second callback of the same operation completed the run early (hint: \"Once, and only once\")")
+        once.complete()
+        #expect(calls.value == 1)
     }
 
     @Test("the completion runs outside the lock: calling back again from inside it does not deadlock")
     func completionOutsideTheLock() async {
         let operation = HeldOperation(id: 0)
+        let calls = Counter()
         SafeConcurrentCoordinator().perform(operations: [operation]) { _ in
-            operation.complete()  // a second callback, from inside the completion
+            calls.increment()
+            if calls.value == 1 { operation.complete() }  // a second callback, from inside the completion
         }
-        let returned = await blockingCall(within: 2) { operation.complete() }
+        let returned = await blockingCall(within: 5) { operation.complete() }
         #expect(
             returned,
-            "deadlock: the completion was called while the lock was held, and a callback from inside it waited for that lock"
+            """
+            deadlock: the completion was called while the lock was held, and a callback from inside it waited for that \
+            lock (hint: "Outside the lock")
+            """)
+        #expect(
+            !returned || calls.value == 1,
+            """
+            the completion was called \(calls.value) times: a second callback, from inside the completion, completed \
+            the run again. Only the call that fills the last slot completes it (hint: "Once, and only once")
+            """)
+    }
+
+    #if os(macOS) || os(Linux)
+        @Test(
+            "completions from two and four threads released at the same instant, run after run: every error, in order, one completion"
         )
+        func completionsAtTheSameMoment() async {
+            // In a process of its own: state touched by several threads without a lock can crash,
+            // and a crash must fail this test, not end the others. The process prints what went
+            // wrong, if anything, and exits normally.
+            let result = await #expect(
+                processExitsWith: .success, observing: [\.standardOutputContent],
+                """
+                the test process crashed while completions arrived from several threads at once: the slots, the count, \
+                or both, are touched without a lock (hint: "One lock for everything")
+                """
+            ) {
+                Exercise8Tests.raceThenExit()
+            }
+            let printed = result.map { String(decoding: $0.standardOutputContent, as: UTF8.self) } ?? ""
+            for line in printed.split(separator: "\n") where line.hasPrefix(Self.problemMark) {
+                Issue.record(Comment(rawValue: String(line.dropFirst(Self.problemMark.count))))
+            }
+        }
+    #endif
+
+    static let problemMark = "problem: "
+
+    /// Runs `raceProblem` and ends the process, after printing what went wrong (or that the
+    /// completions never returned), if anything did.
+    static func raceThenExit() -> Never {
+        Thread {
+            Thread.sleep(forTimeInterval: 8)
+            print(problemMark + "the completions never returned: a deadlock? (hint: \"Outside the lock\")")
+            exit(EXIT_SUCCESS)
+        }.start()
+        if let problem = raceProblem(together: 1_000, seconds: 2.5, orUntilAtLeast: 200, seconds: 5.5) {
+            print(problemMark + "\(problem) (hint: \"One lock for everything\")")
+        }
+        exit(EXIT_SUCCESS)
+    }
+
+    /// Coordinates operations again and again, each time delivering their completions from
+    /// threads that start at the same instant, then 1,000 operations once. What went wrong the
+    /// first time something did, or nil. Mostly 1,024 operations on eight threads; now and
+    /// then a few operations on two or four threads, whose last completions come at the same
+    /// moment.
+    ///
+    /// A race shows only while two threads really run at once, which a busy machine may not
+    /// grant for seconds: the runs go on until `together` completions were delivered while
+    /// another thread was delivering too (`StartingLine` counts them), or `seconds` passed —
+    /// and past `seconds` until at least `minimum` were, for at most `cap` seconds.
+    static func raceProblem(
+        together: Int, seconds: Double, orUntilAtLeast minimum: Int, seconds cap: Double
+    ) -> String? {
+        let lines = [StartingLine(threads: 2), StartingLine(threads: 4), StartingLine(threads: 8)]
+        let kinds = [
+            (lines[2], 1_024), (lines[0], 8), (lines[2], 1_024), (lines[1], 4), (lines[2], 1_024), (lines[2], 64),
+        ]
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        let lastDeadline = Date(timeIntervalSinceNow: cap)
+        var run = 0
+        var concurrent = 0
+        func goOn() -> Bool {
+            let now = Date()
+            return concurrent < together && now < lastDeadline && (now < deadline || concurrent < minimum)
+        }
+        while goOn() {
+            let (line, count) = kinds[run % kinds.count]
+            run += 1
+            if let problem = problemCoordinating(count, on: line) {
+                return "run \(run) (\(count) operations, \(line.threads) threads at once): \(problem)"
+            }
+            concurrent += line.concurrentStamps()
+        }
+        return problemCoordinating(1_000, on: lines[1]).map { "1,000 operations, 4 threads at once: \($0)" }
+    }
+
+    /// Coordinates `count` operations whose completions the threads of `line` deliver, each
+    /// a share of them, last operation first. What went wrong, or nil.
+    static func problemCoordinating(_ count: Int, on line: StartingLine) -> String? {
+        let operations = (0..<count).map { HeldOperation(id: $0) }
+        let reports = Locked<[[Int]]>([])
+        SafeConcurrentCoordinator().perform(operations: operations) { errors in
+            let ids = errors.map { ($0 as? Failed)?.id ?? -1 }
+            reports.withLock { $0.append(ids) }
+        }
+        line.run { thread in
+            for index in stride(from: count - 1 - thread, through: 0, by: -line.threads) {
+                operations[index].complete()
+                line.stamp(thread)
+            }
+        }
+        // The completion runs on the thread that delivered the last operation's completion,
+        // before that returns: by now it has run, once.
+        let calls = reports.withLock { $0 }
+        guard calls.count == 1 else { return "the completion was called \(calls.count) times, not once" }
+        return problem(with: calls[0], expected: count)
     }
 
     /// What is wrong with the reported error ids, in a few words; nil if they are 0..<expected.
@@ -74,19 +186,6 @@ struct Exercise8Tests {
             return "out of order: error \(ids[position]) is reported at position \(position)"
         }
         return nil
-    }
-
-    @Test("an operation that calls back twice counts once")
-    func callbackTwice() {
-        let calls = Counter()
-        let twice = HeldOperation(id: 0)
-        let once = HeldOperation(id: 1)
-        SafeConcurrentCoordinator().perform(operations: [twice, once]) { _ in calls.increment() }
-        twice.complete()
-        twice.complete()
-        #expect(calls.value == 0, "a second callback of the same operation completed the run early")
-        once.complete()
-        #expect(calls.value == 1)
     }
 }
 
@@ -111,5 +210,82 @@ private final class HeldOperation: CoordinatedOperation, @unchecked Sendable {
 
     func complete() {
         lock.withLock { completion }?(Failed(id: id))
+    }
+}
+
+/// Threads that run a job at the same instant: each waits for its turn, then spins until a
+/// moment a little ahead, the same for all, so that they start within microseconds of each
+/// other. They live as long as the process (an exit test's).
+///
+/// The job stamps the time of each step (`stamp`); `concurrentStamps` then tells how many steps
+/// were taken while another thread was running too — between two of its steps less than
+/// 20 µs apart. On a busy machine the threads often take turns on one processor instead.
+final class StartingLine: @unchecked Sendable {
+    // @unchecked Sendable: `job` and `startTime` are written before the threads are signalled
+    // and read after; each thread writes only its own stamps and count, which are read (and
+    // reset) once every thread has signalled `finished`. Every write happens before its reads.
+    let threads: Int
+    private var job: (@Sendable (Int) -> Void)?
+    private var startTime: UInt64 = 0
+    private let turns: [DispatchSemaphore]
+    private let finished = DispatchSemaphore(value: 0)
+    /// `capacity` stamps per thread, and how many each has taken; kept for good.
+    private let capacity = 2_048
+    private let stamps: UnsafeMutablePointer<UInt64>
+    private let counts: UnsafeMutablePointer<Int>
+
+    init(threads: Int) {
+        self.threads = threads
+        stamps = .allocate(capacity: threads * capacity)
+        counts = .allocate(capacity: threads)
+        counts.initialize(repeating: 0, count: threads)
+        turns = (0..<threads).map { _ in DispatchSemaphore(value: 0) }
+        for thread in 0..<threads {
+            Thread { [self] in
+                while true {
+                    turns[thread].wait()
+                    while DispatchTime.now().uptimeNanoseconds < startTime {}
+                    job?(thread)
+                    finished.signal()
+                }
+            }.start()
+        }
+    }
+
+    /// Runs `job(0)`, `job(1)`... on the threads at once, and returns when all have returned.
+    func run(_ job: @escaping @Sendable (Int) -> Void) {
+        for thread in 0..<threads { counts[thread] = 0 }
+        self.job = job
+        startTime = DispatchTime.now().uptimeNanoseconds + 200_000
+        for turn in turns { turn.signal() }
+        for _ in turns { finished.wait() }
+    }
+
+    /// Called by the job on `thread`: the time of one step.
+    func stamp(_ thread: Int) {
+        let taken = counts[thread]
+        guard taken < capacity else { return }
+        stamps[thread * capacity + taken] = DispatchTime.now().uptimeNanoseconds
+        counts[thread] = taken + 1
+    }
+
+    /// How many steps of the last run were taken while another thread was running too.
+    func concurrentStamps() -> Int {
+        // Each thread's running spans: between two of its steps less than 20 µs apart.
+        var spans: [[(UInt64, UInt64)]] = []
+        for thread in 0..<threads {
+            let own = UnsafeBufferPointer(start: stamps + thread * capacity, count: counts[thread])
+            spans.append(zip(own, own.dropFirst()).filter { $1 - $0 < 20_000 })
+        }
+        var concurrent = 0
+        for thread in 0..<threads {
+            for step in UnsafeBufferPointer(start: stamps + thread * capacity, count: counts[thread]) {
+                let alongside = spans.indices.contains { other in
+                    other != thread && spans[other].contains { $0.0 <= step && step <= $0.1 }
+                }
+                if alongside { concurrent += 1 }
+            }
+        }
+        return concurrent
     }
 }

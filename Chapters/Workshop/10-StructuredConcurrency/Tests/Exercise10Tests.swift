@@ -27,25 +27,97 @@ struct Exercise10Tests {
             return
         }
         // A correct limit always waits out this short deadline; without one a third starts at once.
-        let thirdStartedEarly = await threeStarted.waitForTarget(seconds: 0.1)
+        let thirdStartedEarly = await threeStarted.waitForTarget(seconds: 0.3)
         open.raise()
-        #expect(!thirdStartedEarly, "a third child started while two were still running: no width limit")
+        #expect(
+            !thirdStartedEarly,
+            "a third child started while two were still running: start only `width` at first (hint: \"Start width, then one per finished\")"
+        )
         guard await finished.wait(seconds: 5) else {
-            Issue.record("limitedMap never returned: does each finished child start the next element?")
+            Issue.record(
+                "limitedMap never returned: does each finished child start the next element? (hint: \"Start width, then one per finished\")"
+            )
             return
         }
-        #expect(gauge.most <= 2, "\(gauge.most) children ran at once; the limit is 2")
+        #expect(
+            gauge.most <= 2,
+            "\(gauge.most) children ran at once; the limit is 2 (hint: \"Start width, then one per finished\")")
         #expect(gauge.finished == 8, "\(gauge.finished) of 8 elements ran")
+    }
+
+    @Test("width 2: when one of the two running finishes, one more starts at once — while the other still runs")
+    func slidingWindow() async {
+        let count = 6
+        let starts = EventLog()
+        let mayEnd = (0..<count).map { _ in Flag() }
+        let finished = Flag()
+        Task {
+            _ = try? await limitedMap(Array(0..<count), width: 2) { element in
+                starts.record("\(element)")
+                _ = await mayEnd[element].wait(seconds: 5)
+            }
+            finished.raise()
+        }
+        defer { for flag in mayEnd { flag.raise() } }
+        guard await Self.until(seconds: 5, { starts.events.count >= 2 }) else {
+            Issue.record(
+                "two children never started: start the first `width` before waiting (hint: \"Start width, then one per finished\")"
+            )
+            return
+        }
+        var ended: Set<Int> = []
+        for started in 2..<count {
+            // The later of the two running ends; the earlier one still runs.
+            let running = Set(starts.events.compactMap { Int($0) }).subtracting(ended)
+            guard running.count == 2, let ending = running.max(), let other = running.min() else {
+                Issue.record(
+                    "\(running.count) children were running, not 2 (hint: \"Start width, then one per finished\")")
+                return
+            }
+            ended.insert(ending)
+            mayEnd[ending].raise()
+            guard await Self.until(seconds: 5, { starts.events.count > started }) else {
+                Issue.record(
+                    """
+                    element \(ending) finished while element \(other) still ran, but no other element started: waiting \
+                    for a whole batch lets the slowest child hold back the rest. Start the next element as soon as \
+                    any child finishes (hint: "A sliding window")
+                    """)
+                return
+            }
+            if await Self.until(seconds: 0.2, { starts.events.count > started + 1 }) {
+                Issue.record(
+                    """
+                    when element \(ending) finished, \(starts.events.count - started) elements started: one finished \
+                    child makes room for one (hint: "Start width, then one per finished")
+                    """)
+                return
+            }
+        }
+        for flag in mayEnd { flag.raise() }
+        #expect(await finished.wait(seconds: 5), "limitedMap never returned")
+    }
+
+    /// True once `condition` holds, false if `seconds` pass first.
+    static func until(seconds: Double, _ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return true
     }
 
     @Test("results come back in the order of the input, not the order they finished")
     func inputOrder() async throws {
         let othersDone = Counter(target: 9)  // element 0 finishes last
         let values = try await limitedMap(Array(0..<10), width: 3) { element in
-            if element == 0 { _ = await othersDone.waitForTarget(seconds: 5) } else { othersDone.increment() }
+            if element == 0 { _ = await othersDone.waitForTarget(seconds: 2) } else { othersDone.increment() }
             return element * 2
         }
-        #expect(values == (0..<10).map { $0 * 2 }, "results must be in the order of the elements")
+        #expect(
+            values == (0..<10).map { $0 * 2 },
+            "results must be in the order of the elements, not the order they finished (hint: \"In order\")")
     }
 
     @Test("a width larger than the count, and an empty input")
@@ -68,7 +140,8 @@ struct Exercise10Tests {
             #expect(error is Failed)
         }
         #expect(
-            started.value == 3, "\(started.value) elements started; with width 1, the error at the third stops the rest"
+            started.value == 3,
+            "\(started.value) elements started; with width 1, the error at the third stops the rest (hint: \"An error stops the rest\")"
         )
     }
 }

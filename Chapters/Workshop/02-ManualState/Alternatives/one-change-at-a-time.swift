@@ -1,4 +1,4 @@
-// Alternative: one announcement nested inside the other, "isFinished" around "isExecuting"
+// Alternative: two changes, each announced on its own: executing first, then finished
 // Exercise 2 — announce the state changes.
 // Chapter 2: Chapters/02-ManualState/README.md. Check it: Scripts/workshop check 2
 import Dispatch
@@ -27,15 +27,11 @@ open class AnnouncingOperation: Operation, @unchecked Sendable {
 
     /// Ends the operation: the queue, waiters and dependents must learn it now.
     public func finish() {
-        // Outside the lock, one announcement inside the other: "isFinished" around
-        // "isExecuting".
-        willChangeValue(forKey: "isFinished")
         willChangeValue(forKey: "isExecuting")
-        lock.withLock {
-            executing = false
-            finished = true
-        }
+        lock.withLock { executing = false }
         didChangeValue(forKey: "isExecuting")
+        willChangeValue(forKey: "isFinished")
+        lock.withLock { finished = true }
         didChangeValue(forKey: "isFinished")
     }
 }

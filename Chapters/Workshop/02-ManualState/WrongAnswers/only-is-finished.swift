@@ -1,5 +1,5 @@
-// Wrong answer: I announce the changes inside lock.withLock { }, right beside the changes
-// Caught by: finishReturns
+// Wrong answer: only "isFinished" matters to the queue, so only announce that
+// Caught by: announcesBothKeys
 // Exercise 2 — announce the state changes.
 // Chapter 2: Chapters/02-ManualState/README.md. Check it: Scripts/workshop check 2
 import Dispatch
@@ -28,15 +28,12 @@ open class AnnouncingOperation: Operation, @unchecked Sendable {
 
     /// Ends the operation: the queue, waiters and dependents must learn it now.
     public func finish() {
-        // The announcements right beside the changes they announce, all under the lock.
+        willChangeValue(forKey: "isFinished")
         lock.withLock {
-            willChangeValue(forKey: "isExecuting")
-            willChangeValue(forKey: "isFinished")
             executing = false
             finished = true
-            didChangeValue(forKey: "isExecuting")
-            didChangeValue(forKey: "isFinished")
         }
+        didChangeValue(forKey: "isFinished")
     }
 }
 

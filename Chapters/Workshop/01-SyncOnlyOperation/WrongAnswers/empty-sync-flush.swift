@@ -1,0 +1,27 @@
+// Wrong answer: an empty workQueue.sync {} waits until the work before it has run
+// Caught by: workOnAConcurrentQueue
+// Exercise 1 — a synchronous operation that really waits for its work.
+// Chapter 1: Chapters/01-SyncOnlyOperation/README.md. Check it: Scripts/workshop check 1
+import Dispatch
+import Foundation
+
+/// Runs `work` on `workQueue`, as chapter 1's operation does.
+///
+/// The queue considers an operation finished as soon as its `main()` returns. Without
+/// managing any state (that is chapter 2), the only correct synchronous operation is one
+/// whose `main()` returns after its work is done.
+public final class WaitingOperation: Operation, @unchecked Sendable {
+    // @unchecked Sendable: constants only.
+    private let workQueue: DispatchQueue
+    private let work: @Sendable () -> Void
+
+    public init(on workQueue: DispatchQueue, work: @escaping @Sendable () -> Void) {
+        self.workQueue = workQueue
+        self.work = work
+    }
+
+    public override func main() {
+        workQueue.async(execute: work)
+        workQueue.sync {}
+    }
+}

@@ -1,0 +1,25 @@
+// Wrong answer: two providers are ambiguous
+// Caught by: severalProviders
+// Exercise 7 — take the input from the upstream operation, with typed failures.
+// Chapter 7: Chapters/07-ChainedOperations/README.md. Check it: Scripts/workshop check 7
+import ChainedOperations
+import Foundation
+
+/// The input of a chained operation, taken from its finished `dependencies`: the output of
+/// the one dependency that provides an `Input` (an `any OutputProviding<Input>`).
+///
+/// - No such dependency: `.noInput`. Other kinds of dependency are ignored.
+/// - More than one: `.ambiguousInput(providers: count)`.
+/// - The provider was cancelled: `.upstreamCancelled`.
+/// - The provider failed: `.upstreamFailed(error)`.
+public func resolveInput<Input>(_: Input.Type, from dependencies: [Operation]) -> Result<Input, InputProblem> {
+    let providers = dependencies.compactMap { $0 as? any OutputProviding<Input> }
+    guard let provider = providers.first else { return .failure(.noInput) }
+    guard providers.count == 1 else { return .failure(.ambiguousInput(providers: 2)) }
+    if provider.isCancelled { return .failure(.upstreamCancelled) }
+    switch provider.outputResult {
+    case .success(let output)?: return .success(output)
+    case .failure(let error)?: return .failure(.upstreamFailed(error))
+    case nil: return .failure(.noInput)
+    }
+}

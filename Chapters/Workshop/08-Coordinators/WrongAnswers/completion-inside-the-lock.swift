@@ -1,0 +1,47 @@
+// Wrong answer: call the completion under the lock, so that it runs once
+// Caught by: completionOutsideTheLock
+// Exercise 8 — a concurrent coordinator that collects errors safely and completes once.
+// Chapter 8: Chapters/08-Coordinators/README.md. Check it: Scripts/workshop check 8
+import Coordinators
+import Foundation
+
+/// Starts every operation at once and completes when the last one has completed.
+///
+/// `completion` is called exactly once, with the errors in the order of `operations` — also
+/// for an empty list (at once, with `[]`). The operations' completions may arrive on many
+/// threads at the same moment.
+public struct SafeConcurrentCoordinator: Coordinator {
+    public init() {}
+
+    public func perform(
+        operations: [any CoordinatedOperation], completion: @escaping @Sendable ([any Error]) -> Void
+    ) {
+        guard !operations.isEmpty else { return completion([]) }
+        let collector = Collector(count: operations.count)
+        for (index, operation) in operations.enumerated() {
+            operation.perform { error in collector.complete(index, with: error, then: completion) }
+        }
+    }
+}
+
+/// One slot per operation, behind a lock.
+private final class Collector: @unchecked Sendable {
+    // @unchecked Sendable: everything is touched under `lock`.
+    private let lock = NSLock()
+    private var slots: [(done: Bool, error: (any Error)?)]
+    private var remaining: Int
+
+    init(count: Int) {
+        slots = Array(repeating: (false, nil), count: count)
+        remaining = count
+    }
+
+    func complete(_ index: Int, with error: (any Error)?, then completion: ([any Error]) -> Void) {
+        lock.withLock {
+            guard !slots[index].done else { return }
+            slots[index] = (true, error)
+            remaining -= 1
+            if remaining == 0 { completion(slots.compactMap(\.error)) }
+        }
+    }
+}

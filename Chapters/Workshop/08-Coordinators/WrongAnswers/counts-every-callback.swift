@@ -1,0 +1,48 @@
+// Wrong answer: count the callbacks: when as many came as there are operations, it is done
+// Caught by: callbackTwice
+// Exercise 8 — a concurrent coordinator that collects errors safely and completes once.
+// Chapter 8: Chapters/08-Coordinators/README.md. Check it: Scripts/workshop check 8
+import Coordinators
+import Foundation
+
+/// Starts every operation at once and completes when the last one has completed.
+///
+/// `completion` is called exactly once, with the errors in the order of `operations` — also
+/// for an empty list (at once, with `[]`). The operations' completions may arrive on many
+/// threads at the same moment.
+public struct SafeConcurrentCoordinator: Coordinator {
+    public init() {}
+
+    public func perform(
+        operations: [any CoordinatedOperation], completion: @escaping @Sendable ([any Error]) -> Void
+    ) {
+        guard !operations.isEmpty else { return completion([]) }
+        let collector = Collector(count: operations.count)
+        for (index, operation) in operations.enumerated() {
+            operation.perform { error in
+                if let errors = collector.complete(index, with: error) { completion(errors) }
+            }
+        }
+    }
+}
+
+/// One slot per operation.
+private final class Collector: @unchecked Sendable {
+    // @unchecked Sendable: everything is touched under `lock`.
+    private let lock = NSLock()
+    private var errors: [(any Error)?]
+    private var remaining: Int
+
+    init(count: Int) {
+        errors = Array(repeating: nil, count: count)
+        remaining = count
+    }
+
+    func complete(_ index: Int, with error: (any Error)?) -> [any Error]? {
+        lock.withLock {
+            errors[index] = error
+            remaining -= 1
+            return remaining == 0 ? errors.compactMap { $0 } : nil
+        }
+    }
+}

@@ -1,0 +1,30 @@
+// Wrong answer: run them in batches of width, one batch after the other
+// Caught by: slidingWindow
+// Exercise 10 — a task group that keeps at most `width` children running.
+// Chapter 10: Chapters/10-StructuredConcurrency/README.md. Check it: Scripts/workshop check 10
+
+/// Runs `transform` on every element, at most `width` at the same time (what an
+/// `OperationQueue`'s `maxConcurrentOperationCount` does), and returns the results in the
+/// order of `elements`, whatever order they finished in.
+///
+/// If `transform` throws, the children still running are cancelled, no more start, and the
+/// error is rethrown.
+public func limitedMap<Element: Sendable, Value: Sendable>(
+    _ elements: [Element],
+    width: Int,
+    _ transform: @escaping @Sendable (Element) async throws -> Value
+) async throws -> [Value] {
+    precondition(width > 0, "a width limit must be at least 1")
+    return try await withThrowingTaskGroup(of: (Int, Value).self) { group in
+        var values = [Value?](repeating: nil, count: elements.count)
+        for batch in stride(from: 0, to: elements.count, by: width) {
+            for index in batch..<min(batch + width, elements.count) {
+                group.addTask { (index, try await transform(elements[index])) }
+            }
+            for _ in batch..<min(batch + width, elements.count) {
+                if let (index, value) = try await group.next() { values[index] = value }
+            }
+        }
+        return values.map { $0! }  // every child returned: every slot is filled
+    }
+}

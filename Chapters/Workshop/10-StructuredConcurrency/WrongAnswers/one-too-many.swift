@@ -1,0 +1,36 @@
+// Wrong answer: start width children, counting from 0 up to width
+// Caught by: atMostWidth
+// Exercise 10 — a task group that keeps at most `width` children running.
+// Chapter 10: Chapters/10-StructuredConcurrency/README.md. Check it: Scripts/workshop check 10
+
+/// Runs `transform` on every element, at most `width` at the same time (what an
+/// `OperationQueue`'s `maxConcurrentOperationCount` does), and returns the results in the
+/// order of `elements`, whatever order they finished in.
+///
+/// If `transform` throws, the children still running are cancelled, no more start, and the
+/// error is rethrown.
+public func limitedMap<Element: Sendable, Value: Sendable>(
+    _ elements: [Element],
+    width: Int,
+    _ transform: @escaping @Sendable (Element) async throws -> Value
+) async throws -> [Value] {
+    precondition(width > 0, "a width limit must be at least 1")
+    return try await withThrowingTaskGroup(of: (Int, Value).self) { group in
+        var values = [Value?](repeating: nil, count: elements.count)
+        var next = 0
+        while next <= width && next < elements.count {
+            let index = next
+            group.addTask { (index, try await transform(elements[index])) }
+            next += 1
+        }
+        while let (index, value) = try await group.next() {
+            values[index] = value
+            if next < elements.count {
+                let index = next
+                group.addTask { (index, try await transform(elements[index])) }
+                next += 1
+            }
+        }
+        return values.map { $0! }  // every child returned: every slot is filled
+    }
+}
