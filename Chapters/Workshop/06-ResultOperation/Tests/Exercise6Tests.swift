@@ -159,9 +159,8 @@ struct Exercise6Tests {
             finished,
             """
             cancelled while start() was starting it, the operation waited for ever: a cancel() override that looks \
-            at isExecuting misses that moment, and so does a handler registered before main() (its finish() comes \
-            before the operation is executing, and does nothing). Register the ending with onCancel(_:) in main(), \
-            which runs at once if the cancel came first (hint: "Cancelled while it runs")
+            at isExecuting misses that moment (the operation is not executing yet). Register the ending with \
+            onCancel(_:) in main(), which runs at once if the cancel came first (hint: "Cancelled while it runs")
             """)
         #expect(!finished || operation.result == .failure(.cancelled))
     }

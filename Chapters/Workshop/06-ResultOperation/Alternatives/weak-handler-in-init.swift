@@ -1,5 +1,4 @@
-// Wrong answer: the ending registered with onCancel in init, with a weak self, so that nothing holds the operation
-// Caught by: cancelWhileStarting
+// Alternative: the ending registered with onCancel in init, with a weak self, so that nothing holds the operation
 // Exercise 6 — a result on every path, also when the queue cancels.
 // Chapter 6: Chapters/06-ResultOperation/README.md. Check it: Scripts/workshop check 6
 import AsyncOperations
