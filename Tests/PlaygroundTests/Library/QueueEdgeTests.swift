@@ -70,17 +70,23 @@ struct QueueEdgeTests {
             func cancelAllWithABarrierPending() async {
                 await #expect(processExitsWith: .failure) {
                     startWatchdog(seconds: 30)
-                    let queue = OperationQueue()
-                    let blocker = HeldOperation()
-                    queue.addOperation(blocker)
-                    blocker.running.wait()
-                    let barrierRan = DispatchSemaphore(value: 0)
-                    queue.addBarrierBlock { barrierRan.signal() }
-                    for _ in 0..<3 { queue.addOperation(QuickOperation()) }
-                    queue.cancelAllOperations()
-                    blocker.release()
-                    exit(barrierRan.wait(timeout: .now() + 0.5) == .success ? 0 : 2)
+                    exit(Self.cancelAllBehindABarrier())
                 }
+            }
+
+            /// The scene: 0 if the barrier block ran, 2 if it was lost (or the process crashes).
+            /// Synchronous: it blocks, which only a child process's own threads may.
+            static func cancelAllBehindABarrier() -> Int32 {
+                let queue = OperationQueue()
+                let blocker = HeldOperation()
+                queue.addOperation(blocker)
+                blocker.running.wait()
+                let barrierRan = DispatchSemaphore(value: 0)
+                queue.addBarrierBlock { barrierRan.signal() }
+                for _ in 0..<3 { queue.addOperation(QuickOperation()) }
+                queue.cancelAllOperations()
+                blocker.release()
+                return barrierRan.wait(timeout: .now() + 0.5) == .success ? 0 : 2
             }
         #endif
     #endif
