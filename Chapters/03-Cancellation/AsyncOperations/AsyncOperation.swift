@@ -15,7 +15,8 @@ import Foundation
 ///   "are subsequently ignored" (Apple, `cancel()`). Except a barrier block of its queue:
 ///   behind a pending one it waits until the barrier block has run — Apple: operations added
 ///   after a barrier block "don't start until the block has completed" (`addBarrierBlock(_:)`)
-///   — and then finishes.
+///   — and then finishes; unless a dependency of its own still ran when it was cancelled
+///   (below): then it finishes at once, and a keeper waits for the barrier instead.
 /// - **Nothing it leaves behind follows a freed operation.** Foundation keeps the operations
 ///   that depend on an operation as *unretained* pointers: one freed while a dependency still
 ///   runs makes that dependency crash when it finishes. So an operation that no longer waits
@@ -25,6 +26,8 @@ import Foundation
 ///   was cancelled while dependencies of its own still ran (a barrier block may hide behind
 ///   them: on Linux `dependencies` does not list barriers) does a small keeper in its queue
 ///   hold it until the queue's pending barrier blocks have run (`keepAlive(until:orTheBarriersOf:)`).
+///   Cancelled once its dependencies had all finished, it keeps them listed with Foundation,
+///   and a keeper in a private queue holds it until Foundation has walked them.
 ///   That keeper counts in the queue's `operationCount` until it runs, waits while the queue
 ///   is suspended, and is not made on Linux where its queue cannot be known: a queue whose
 ///   operations run on the main thread, its run loop serving it: there, an operation

@@ -18,10 +18,12 @@ import Foundation
 // operation added after one — it depends on those still pending, and a barrier already handed
 // to Dispatch runs as a Dispatch barrier, which everything the queue sends off later waits for.
 //
-// `AsyncOperation` needs neither in most cases: it lets go of its listed dependencies instead,
+// `AsyncOperation` needs them only in two cases: cancelled once its dependencies had all
+// finished (the first keeper, until Foundation has walked them), or while one of them still
+// ran, where a barrier may hide (the second). Otherwise it lets go of its listed dependencies,
 // and a cancelled one behind a pending barrier waits for the barrier (AsyncOperation.swift).
-// The keepers are for the other cases, and for operations of other classes (chapter 5's
-// awaiting code cancels `BlockOperation`s too).
+// The keepers are also for operations of other classes (chapter 5's awaiting code cancels
+// `BlockOperation`s too).
 
 extension Operation {
     /// Keeps this operation alive until every operation that may hold it unretained has

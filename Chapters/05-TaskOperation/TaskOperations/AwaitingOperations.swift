@@ -177,7 +177,8 @@ extension OperationQueue {
     /// task's thread) and finishes at once without its work, as its queue would have made it
     /// — on Linux, adding it behind a pending barrier block would deadlock Foundation. Behind
     /// a pending barrier block, an `AsyncOperation` that the awaiting task cancels finishes,
-    /// and the call returns, once the barrier block has run.
+    /// and the call returns, once the barrier block has run — unless a dependency of its own
+    /// still ran: then at once (`AsyncOperation`'s documentation says why).
     public func run(_ operation: Operation) async {
         await Operation.untilFinished([operation], adding: self)
     }
