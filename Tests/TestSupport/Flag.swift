@@ -30,9 +30,10 @@ public final class Flag: Sendable {
         for waiter in waiters { waiter.resume(returning: true) }
     }
 
-    /// True as soon as the flag is raised; false if `seconds` pass first.
+    /// True as soon as the flag is raised; false if `seconds` (times `boundStretch`) pass first.
     public func wait(seconds: Double = 10) async -> Bool {
-        await withCheckedContinuation { continuation in
+        let seconds = seconds * boundStretch
+        return await withCheckedContinuation { continuation in
             let id: UInt64? = state.withLock { state in
                 if state.raised { return nil }
                 state.nextWaiter += 1
@@ -67,3 +68,20 @@ public final class EventLog: Sendable {
         }
     }
 }
+
+/// How much longer every bounded wait of the tests is: 4 under ThreadSanitizer or
+/// AddressSanitizer, else 1.
+///
+/// A bound only decides when a broken version fails. Under ThreadSanitizer on a 2-core machine
+/// everything runs several times slower, and each exit test holds a cooperative-pool thread
+/// while its child runs: with two exit tests at once, every other test's awaits stall for
+/// seconds (seen: a whole run's 10 s bounds failing together at 12.7 s). AddressSanitizer
+/// slows a run less, but the same way. Looked up on Linux only (the runtimes define
+/// `__tsan_init` and `__asan_init`); on Darwin, 1.
+public let boundStretch: Double = {
+    #if os(Linux)
+        return dlsym(nil, "__tsan_init") != nil || dlsym(nil, "__asan_init") != nil ? 4 : 1
+    #else
+        return 1
+    #endif
+}()
