@@ -87,7 +87,7 @@ struct ManualStateOperationTests {
             // Darwin: how either wait learns "finished" is not documented (not run on a Mac).
             let scene = await SilentFinishScene.afterTheQueueLooked()
             let (operation, queue) = (scene.operation, scene.queue)
-            #expect(await blockingCall(within: 5) { operation.waitUntilFinished() }, "returns: the flag is true")
+            #expect(await blockingCall(within: 30) { operation.waitUntilFinished() }, "returns: the flag is true")
             #expect(
                 await !blockingCall(within: 0.5) { queue.waitUntilAllOperationsAreFinished() },
                 "the queue's wait does not return")
@@ -198,7 +198,7 @@ private struct SilentFinishScene {
         )
         func inversionDeadlocks() async {
             let result = await #expect(processExitsWith: .failure, observing: [\.standardOutputContent]) {
-                if !Self.waitReturns(announcingUnderLock: true, within: 5) {
+                if !Self.waitReturns(announcingUnderLock: true, within: 2) {
                     print("deadlocked: the wait never returned")
                     exit(3)
                 }

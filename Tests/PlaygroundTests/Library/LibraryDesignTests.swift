@@ -76,7 +76,7 @@ struct LibraryDesignTests {
         OperationQueue().addOperation(operation)
         #expect(await started.wait())
         operation.cancel()
-        #expect(await queueLearnsFinished(operation, within: 5))
+        #expect(await queueLearnsFinished(operation, within: 30))
         #expect(stopped.isRaised)
     }
 

@@ -41,7 +41,7 @@ struct LifecycleRegressionTests {
         operation.cancel()
         operation.start()
         operation.held.release()
-        #expect(await queueLearnsFinished(operation, within: 5), "the operation must finish")
+        #expect(await queueLearnsFinished(operation, within: 30), "the operation must finish")
         #expect(operation.mainRuns.value == 1)
         // Cancelled while it ran: the cancellation's failure, as for any other cancel.
         #expect(operation.result?.failureDescription == "cancelled")
