@@ -67,14 +67,22 @@ private final class Calls {
 
 @Suite("Chapter 8 — the article's coordinators, as written")
 struct Chapter8ArticleTests {
-    /// The article's two coordinators (not `Sendable`, so not test arguments).
-    static var coordinators: [OperationCoordinator] {
-        [ConcurrentOperationCoordinator(), SerialOperationCoordinator()]
+    /// The article's coordinators as first written (`final: false`), and as its last section
+    /// rewrites them on its collection protocols (`final: true`). Not `Sendable`, so made here
+    /// rather than passed as test arguments.
+    static func concurrent(final: Bool) -> OperationCoordinator {
+        final ? FinalImprovements.ConcurrentOperationCoordinator() : ConcurrentOperationCoordinator()
     }
 
-    @Test("the article's example: two MyOperations, \"All done\" once, before perform returns")
-    func articleExample() {
-        for coordinator in Self.coordinators {
+    static func serial(final: Bool) -> OperationCoordinator {
+        final ? FinalImprovements.SerialOperationCoordinator() : SerialOperationCoordinator()
+    }
+
+    @Test(
+        "the article's example: two MyOperations, \"All done\" once, before perform returns (first and final code)",
+        arguments: [false, true])
+    func articleExample(final: Bool) {
+        for coordinator in [Self.concurrent(final: final), Self.serial(final: final)] {
             var printed: [String] = []
             let operations = [MyOperation(), MyOperation()]
             coordinator.perform(operations) { errors in
@@ -84,30 +92,36 @@ struct Chapter8ArticleTests {
         }
     }
 
-    @Test("an empty list: the completion is called once, with no errors, at once")
-    func emptyList() {
-        for coordinator in Self.coordinators {
+    @Test(
+        "an empty list: the completion is called once, with no errors, at once (first and final code)",
+        arguments: [false, true])
+    func emptyList(final: Bool) {
+        for coordinator in [Self.concurrent(final: final), Self.serial(final: final)] {
             let calls = Calls()
             coordinator.perform([]) { calls.record($0) }
             #expect(calls.errorIDs == [[]], "\(type(of: coordinator))")
         }
     }
 
-    @Test("concurrent, completions on one thread: one call back, errors in the order they arrived")
-    func oneThreadArrivalOrder() {
+    @Test(
+        "concurrent, completions on one thread: one call back, errors in the order they arrived (first and final code)",
+        arguments: [false, true])
+    func oneThreadArrivalOrder(final: Bool) {
         let calls = Calls()
         let operations = [HeldOperation(id: 0, fails: true), HeldOperation(id: 1), HeldOperation(id: 2, fails: true)]
-        ConcurrentOperationCoordinator().perform(operations) { calls.record($0) }
+        Self.concurrent(final: final).perform(operations) { calls.record($0) }
         #expect(operations.allSatisfy { $0.performed == 1 }, "all started at once")
         for operation in operations.reversed() { operation.complete() }
         #expect(calls.errorIDs == [[2, 0]], "arrival order, not the operations' order")
     }
 
-    @Test("serial: each operation starts when the previous one completed; errors in the operations' order")
-    func serialOrder() {
+    @Test(
+        "serial: each operation starts when the previous one completed; errors in the operations' order (first and final code)",
+        arguments: [false, true])
+    func serialOrder(final: Bool) {
         let calls = Calls()
         let operations = [HeldOperation(id: 0, fails: true), HeldOperation(id: 1), HeldOperation(id: 2, fails: true)]
-        SerialOperationCoordinator().perform(operations) { calls.record($0) }
+        Self.serial(final: final).perform(operations) { calls.record($0) }
         for (index, operation) in operations.enumerated() {
             #expect(operations.map(\.performed) == (0..<3).map { $0 <= index ? 1 : 0 })
             operation.complete()
@@ -155,52 +169,8 @@ struct Chapter8ArticleTests {
 @Suite("Chapter 8 — the article's final code: collection operations, and the coordinators rewritten on them")
 struct Chapter8FinalCodeTests {
     /// The article's final coordinators (not `Sendable`, so not test arguments).
-    static var coordinators: [OperationCoordinator] {
-        [FinalImprovements.ConcurrentOperationCoordinator(), FinalImprovements.SerialOperationCoordinator()]
-    }
-
-    @Test("the article's example on its final coordinators: two MyOperations, \"All done\" once, at once")
-    func articleExample() {
-        for coordinator in Self.coordinators {
-            var printed: [String] = []
-            let operations = [MyOperation(), MyOperation()]
-            coordinator.perform(operations) { errors in
-                printed.append(errors.isEmpty ? "All done" : "errors: \(errors)")  // the article prints "All done"
-            }
-            #expect(printed == ["All done"], "\(type(of: coordinator))")
-        }
-    }
-
-    @Test("an empty list: the completion is called once, with no errors, at once")
-    func emptyList() {
-        for coordinator in Self.coordinators {
-            let calls = Calls()
-            coordinator.perform([]) { calls.record($0) }
-            #expect(calls.errorIDs == [[]], "\(type(of: coordinator))")
-        }
-    }
-
-    @Test("concurrent, completions on one thread: one call back, errors in the order they arrived")
-    func oneThreadArrivalOrder() {
-        let calls = Calls()
-        let operations = [HeldOperation(id: 0, fails: true), HeldOperation(id: 1), HeldOperation(id: 2, fails: true)]
-        FinalImprovements.ConcurrentOperationCoordinator().perform(operations) { calls.record($0) }
-        #expect(operations.allSatisfy { $0.performed == 1 }, "all started at once")
-        for operation in operations.reversed() { operation.complete() }
-        #expect(calls.errorIDs == [[2, 0]], "arrival order, not the operations' order")
-    }
-
-    @Test("serial: each operation starts when the previous one completed; errors in the operations' order")
-    func serialOrder() {
-        let calls = Calls()
-        let operations = [HeldOperation(id: 0, fails: true), HeldOperation(id: 1), HeldOperation(id: 2, fails: true)]
-        FinalImprovements.SerialOperationCoordinator().perform(operations) { calls.record($0) }
-        for (index, operation) in operations.enumerated() {
-            #expect(operations.map(\.performed) == (0..<3).map { $0 <= index ? 1 : 0 })
-            operation.complete()
-        }
-        #expect(calls.errorIDs == [[0, 2]])
-    }
+    // The article's example, an empty list, and the orders of errors and starts: run on the
+    // final coordinators too, by Chapter8ArticleTests (its tests' `final: true` cases).
 
     @Test("an operation that calls back twice: the concurrent one calls back early, the serial one twice")
     func callbackTwice() {
