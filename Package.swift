@@ -5,22 +5,22 @@
 import PackageDescription
 
 let chapters: [Target] =
-    chapter(0, "00-OperationBasics", library: "OperationBasics")
-    + chapter(1, "01-SyncOnlyOperation", library: "SyncOnly")
-    + chapter(2, "02-ManualState", library: "ManualState")
+    chapter(0, "OperationBasics")
+    + chapter(1, "SyncOnly")
+    + chapter(2, "ManualState")
     // Chapter 3 finishes the asynchronous base operation: chapters 4–7 and 9 import AsyncOperations.
     + library("AsyncOperations", in: "03-Cancellation")
-    + chapter(3, "03-Cancellation", library: "Cancellation", uses: ["AsyncOperations", "ManualState"])
-    + chapter(4, "04-CompletionOperation", library: "CompletionOperations", uses: ["AsyncOperations"])
-    + chapter(5, "05-TaskOperation", library: "TaskOperations", uses: ["AsyncOperations"])
-    + chapter(6, "06-ResultOperation", library: "ResultOperations", uses: ["AsyncOperations", "ManualState"])
-    + chapter(7, "07-ChainedOperations", library: "ChainedOperations", uses: ["AsyncOperations", "ResultOperations"])
+    + chapter(3, "Cancellation", uses: ["AsyncOperations", "ManualState"])
+    + chapter(4, "CompletionOperations", uses: ["AsyncOperations"])
+    + chapter(5, "TaskOperations", uses: ["AsyncOperations"])
+    + chapter(6, "ResultOperations", uses: ["AsyncOperations", "ManualState"])
+    + chapter(7, "ChainedOperations", uses: ["AsyncOperations", "ResultOperations"])
     // Chapter 8 needs no OperationQueue, and no base operation. The article's own code is a module of
     // its own (its protocol is named `Operation`, like Foundation's), which chapter 8 also runs.
-    + library("PopularCoordinators", in: "08-Coordinators")
-    + chapter(8, "08-Coordinators", library: "Coordinators", showing: ["PopularCoordinators"])
-    + chapter(9, "09-ProgressSuspendPriority", library: "SteppedWork", uses: ["AsyncOperations", "TaskOperations"])
-    + chapter(10, "10-StructuredConcurrency", library: "StructuredConcurrency", uses: ["TaskOperations"])
+    + library("CoordinatingPost", in: "08-Coordinators")
+    + chapter(8, "Coordinators", showing: ["CoordinatingPost"])
+    + chapter(9, "ProgressSuspendPriority", uses: ["AsyncOperations", "TaskOperations"])
+    + chapter(10, "StructuredConcurrency", uses: ["TaskOperations"])
 
 let supportAndTests: [Target] =
     [
@@ -49,14 +49,14 @@ let supportAndTests: [Target] =
         // Chapter 4: the article's call site on the article's operation, main queue served (its tests run it).
         .executableTarget(
             name: "chapter4-article", dependencies: ["CompletionOperations", "ChapterSupport"],
-            path: "Chapters/04-CompletionOperation/article"),
+            path: "Chapters/04-CompletionOperations/article"),
         // Chapter 5: the article's call site, the same lines in both language modes (its tests run them).
         .executableTarget(
             name: "chapter5-article-swift6", dependencies: ["TaskOperations", "ChapterSupport"],
-            path: "Chapters/05-TaskOperation/article-swift6"),
+            path: "Chapters/05-TaskOperations/article-swift6"),
         .executableTarget(
             name: "chapter5-article-swift5", dependencies: ["TaskOperations", "ChapterSupport"],
-            path: "Chapters/05-TaskOperation/article-swift5", swiftSettings: [.swiftLanguageMode(.v5)]),
+            path: "Chapters/05-TaskOperations/article-swift5", swiftSettings: [.swiftLanguageMode(.v5)]),
         // Scripts/workshop runs the workshop's runner; its decisions, in WorkshopKit, are tested
         // on recorded runs by WorkshopKitTests.
         .target(name: "WorkshopKit", path: "Scripts/Sources/WorkshopKit"),
@@ -74,8 +74,8 @@ let supportAndTests: [Target] =
             name: "PlaygroundTests",
             dependencies: [
                 "OperationBasics", "SyncOnly", "ManualState", "AsyncOperations", "Cancellation", "CompletionOperations",
-                "TaskOperations", "ResultOperations", "ChainedOperations", "Coordinators", "PopularCoordinators",
-                "SteppedWork", "StructuredConcurrency", "TestSupport", "ChapterSupport", "Recording",
+                "TaskOperations", "ResultOperations", "ChainedOperations", "Coordinators", "CoordinatingPost",
+                "ProgressSuspendPriority", "StructuredConcurrency", "TestSupport", "ChapterSupport", "Recording",
             ]
         ),
     ]
@@ -93,13 +93,13 @@ let package = Package(
     targets: chapters + supportAndTests
 )
 
-/// A chapter: its library in Chapters/<folder>/<library>, and its executable `chapterN` in
-/// Chapters/<folder>/chapterN, which tells the chapter's story with that library (and with the
-/// libraries in `showing`, if it also runs an article's own code).
-func chapter(
-    _ number: Int, _ folder: String, library name: String, uses: [String] = [], showing: [String] = []
-) -> [Target] {
-    library(name, in: folder, uses: uses) + [
+/// Chapter `number`, named `name`: its folder Chapters/NN-<name> (the number in two digits), its
+/// library <name> in that folder, and its executable `chapterN` in Chapters/NN-<name>/chapterN,
+/// which tells the chapter's story with that library (and with the libraries in `showing`, if it
+/// also runs an article's own code).
+func chapter(_ number: Int, _ name: String, uses: [String] = [], showing: [String] = []) -> [Target] {
+    let folder = (number < 10 ? "0" : "") + "\(number)-\(name)"
+    return library(name, in: folder, uses: uses) + [
         .executableTarget(
             name: "chapter\(number)",
             dependencies: [.target(name: name), "ChapterSupport"] + showing.map { .target(name: $0) },

@@ -6,12 +6,12 @@ import Testing
 struct TranscriptTests {
     static let chapters = [
         ("chapter0", "00-OperationBasics"),
-        ("chapter1", "01-SyncOnlyOperation"),
+        ("chapter1", "01-SyncOnly"),
         ("chapter2", "02-ManualState"),
         ("chapter3", "03-Cancellation"),
-        ("chapter4", "04-CompletionOperation"),
-        ("chapter5", "05-TaskOperation"),
-        ("chapter6", "06-ResultOperation"),
+        ("chapter4", "04-CompletionOperations"),
+        ("chapter5", "05-TaskOperations"),
+        ("chapter6", "06-ResultOperations"),
         ("chapter7", "07-ChainedOperations"),
         ("chapter8", "08-Coordinators"),
         ("chapter9", "09-ProgressSuspendPriority"),

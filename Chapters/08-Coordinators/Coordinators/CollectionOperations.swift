@@ -3,7 +3,7 @@
 // with "collection operation", and their extensions implement `perform(onCollection:)`,
 // serially or concurrently. A conforming type writes only its per-item or per-batch work.
 //
-// Where this differs from the article's final code (PopularCoordinators): no
+// Where this differs from the article's final code (CoordinatingPost): no
 // `OperationItemTypeProvider` (each protocol has its own `Item`, the article's
 // `OperationItemType`); `batchSize` belongs to `BatchOperation`, not to the two batch-collection
 // protocols; a batch size below 1 is an `InvalidBatchSize` error; completions are `@Sendable`,

@@ -1,11 +1,11 @@
-// The article's own example, run against the article's own coordinators (PopularCoordinators):
+// The article's own example, run against the article's own coordinators (CoordinatingPost):
 // first as the article first writes them, then as its final code rewrites them on its
 // collection-item operations (FinalImprovements). This file imports the article's module and
 // not Foundation, so `Operation` here is the article's protocol: what the article means by
 // "only import its library". In main.swift, which imports Foundation, the same name would be
 // ambiguous.
 import ChapterSupport
-import PopularCoordinators
+import CoordinatingPost
 
 /// The article's operation that does nothing: it completes at once, without an error.
 class MyOperation: Operation {

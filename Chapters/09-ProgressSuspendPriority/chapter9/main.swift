@@ -3,7 +3,7 @@
 import AsyncOperations
 import ChapterSupport
 import Foundation
-import SteppedWork
+import ProgressSuspendPriority
 import TaskOperations
 
 // This file never awaits: its top-level code is synchronous, so it may block the main thread in

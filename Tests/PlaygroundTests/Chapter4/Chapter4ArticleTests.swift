@@ -50,7 +50,7 @@ struct Chapter4ArticleTests {
         /// article's operation with the article's initializer.
         static func declarations() throws -> String {
             let file = Transcript.packageRoot.appendingPathComponent(
-                "Chapters/04-CompletionOperation/CompletionOperations/PopularStateOperation.swift")
+                "Chapters/04-CompletionOperations/CompletionOperations/PopularStateOperation.swift")
             let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
             let aliases = lines.filter {
                 $0.hasPrefix("public typealias VoidClosure") || $0.hasPrefix("public typealias Closure<T>")

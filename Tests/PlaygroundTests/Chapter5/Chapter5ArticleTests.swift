@@ -8,7 +8,7 @@ import Testing
 @Suite("Chapter 5 — the article's operation and call site")
 struct Chapter5ArticleTests {
     #if os(macOS) || os(Linux)
-        /// Chapters/05-TaskOperation/article-swift6 and article-swift5 hold the article's call
+        /// Chapters/05-TaskOperations/article-swift6 and article-swift5 hold the article's call
         /// site, the same lines, compiled in Swift 6 and in Swift 5 language mode. Both flush
         /// their output as they go: a child that printed and then hung shows its lines.
         @Test("the article's call site hangs as Swift 6 top-level code, and runs as Swift 5 top-level code")

@@ -1,4 +1,4 @@
-import PopularCoordinators
+import CoordinatingPost
 import Testing
 
 #if canImport(Glibc)
@@ -8,7 +8,7 @@ import Testing
 #endif
 
 // The article's own example and coordinators ("Coordinating async operations"), as the article
-// writes them (module PopularCoordinators). This file imports the article's module and not
+// writes them (module CoordinatingPost). This file imports the article's module and not
 // Foundation, so `Operation` is the article's protocol here, as in the article.
 // Every completion below is called by the test itself, on the test's thread, in the order it
 // chooses; nothing is timed.

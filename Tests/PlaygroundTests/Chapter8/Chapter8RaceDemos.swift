@@ -1,6 +1,6 @@
 import AsyncOperations
 import Foundation
-import PopularCoordinators
+import CoordinatingPost
 import TestSupport
 import Testing
 
@@ -62,7 +62,7 @@ private final class CompletionCarrier: @unchecked Sendable {
 /// An operation of the article's kind that fails, and hands its completion to the demo. This
 /// file imports Foundation, so the article's protocol needs its module's name: the clash the
 /// article warns about.
-private final class CarriedOperation: PopularCoordinators.Operation, @unchecked Sendable {
+private final class CarriedOperation: CoordinatingPost.Operation, @unchecked Sendable {
     // @unchecked Sendable: `carrier` is written in perform(), before any thread starts, and
     // only read after.
     let id: Int

@@ -1,6 +1,6 @@
 import AsyncOperations
 import Foundation
-import SteppedWork
+import ProgressSuspendPriority
 import TestSupport
 import Testing
 

@@ -1,4 +1,4 @@
-// Chapter 4 — CompletionOperation. Read along: Chapters/04-CompletionOperation/README.md
+// Chapter 4 — CompletionOperation. Read along: Chapters/04-CompletionOperations/README.md
 import ChapterSupport
 import CompletionOperations
 import Dispatch

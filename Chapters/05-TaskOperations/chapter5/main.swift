@@ -1,5 +1,5 @@
 // Chapter 5 — TaskOperation: async/await inside an operation.
-// Read along: Chapters/05-TaskOperation/README.md
+// Read along: Chapters/05-TaskOperations/README.md
 import ChapterSupport
 import Dispatch
 import Foundation

@@ -1,4 +1,4 @@
-// Chapter 1 — the sync-only operation. Read along: Chapters/01-SyncOnlyOperation/README.md
+// Chapter 1 — the sync-only operation. Read along: Chapters/01-SyncOnly/README.md
 import ChapterSupport
 import Dispatch
 import Foundation

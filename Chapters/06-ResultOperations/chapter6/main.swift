@@ -1,5 +1,5 @@
 import AsyncOperations
-// Chapter 6 — generic Result operations. Read along: Chapters/06-ResultOperation/README.md
+// Chapter 6 — generic Result operations. Read along: Chapters/06-ResultOperations/README.md
 import ChapterSupport
 import Dispatch
 import Foundation
