@@ -12,7 +12,8 @@ let chapters: [Target] =
     + library("AsyncOperations", in: "03-Cancellation")
     + chapter(3, "Cancellation", uses: ["AsyncOperations", "ManualState"])
     + chapter(4, "CompletionOperations", uses: ["AsyncOperations"])
-    + chapter(5, "TaskOperations", uses: ["AsyncOperations"])
+    // Chapter 5 adds the async/await post's generic operation to its namespace, AsyncAwaitPost (chapter 2).
+    + chapter(5, "TaskOperations", uses: ["AsyncOperations", "ManualState"], showing: ["ManualState"])
     + chapter(6, "ResultOperations", uses: ["AsyncOperations", "ManualState"])
     + chapter(7, "ChainedOperations", uses: ["AsyncOperations", "ResultOperations"])
     // Chapter 8 needs no OperationQueue, and no base operation. The article's own code is a module of
@@ -52,10 +53,10 @@ let supportAndTests: [Target] =
             path: "Chapters/04-CompletionOperations/article"),
         // Chapter 5: the article's call site, the same lines in both language modes (its tests run them).
         .executableTarget(
-            name: "chapter5-article-swift6", dependencies: ["TaskOperations", "ChapterSupport"],
+            name: "chapter5-article-swift6", dependencies: ["ManualState", "TaskOperations", "ChapterSupport"],
             path: "Chapters/05-TaskOperations/article-swift6"),
         .executableTarget(
-            name: "chapter5-article-swift5", dependencies: ["TaskOperations", "ChapterSupport"],
+            name: "chapter5-article-swift5", dependencies: ["ManualState", "TaskOperations", "ChapterSupport"],
             path: "Chapters/05-TaskOperations/article-swift5", swiftSettings: [.swiftLanguageMode(.v5)]),
         // Scripts/workshop runs the workshop's runner; its decisions, in WorkshopKit, are tested
         // on recorded runs by WorkshopKitTests.

@@ -11,7 +11,10 @@ import Recording
 /// `waitUntilFinished` and every dependent already believe the operation is done.
 ///
 /// Changes from the article:
-/// - The name: the article calls it `AsyncOperation`, which is chapter 3's base operation here.
+/// - The name: the article calls it `AsyncOperation`, as does "Asynchronous operations for writing
+///   concurrent solutions in Swift", which opens with the same operation; it is this chapter's
+///   subject, named for what it is, where each post's later `AsyncOperation`s keep the name in
+///   the post's namespace (`AsyncAwaitPost`, `ConcurrentSolutionsPost`).
 /// - `public`: the chapter and the tests live in other modules (the package's layout).
 /// - Testability: the delay, the queue and the work are parameters whose defaults are the
 ///   article's (3 s, a global queue, printing "Executing"), so that the chapter and its tests

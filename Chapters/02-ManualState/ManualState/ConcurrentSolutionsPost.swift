@@ -5,7 +5,10 @@ import Foundation
 /// Swift" (as onlinecode publishes it), under the post's own names.
 ///
 /// A namespace, so that the post's `AsyncOperation` keeps its name beside the package's own
-/// `AsyncOperation` (chapter 3). Chapter 3 adds the post's `FileUploadOperation` to it.
+/// `AsyncOperation` (chapter 3). The post writes `AsyncOperation` three times: the first, broken
+/// one is chapter 1's `SyncOnlyOperation`; the middle one, with its example `main()`, is
+/// `AsyncOperationWithExample`; the final one keeps the name. Chapter 3 adds the post's
+/// `FileUploadOperation`.
 public enum ConcurrentSolutionsPost {}
 
 extension ConcurrentSolutionsPost {
@@ -85,12 +88,14 @@ extension ConcurrentSolutionsPost {
         }
     }
 
-    /// The post's example: an operation whose `main()` prints "Executing" after a delay, as a
-    /// stand-in for long-running work, and then calls `finish()`. (The post first writes this
-    /// `main()` into `AsyncOperation` itself; its final version leaves `main()` to subclasses,
-    /// so here it is a `public final` subclass: the package's layout.) The post waits one
+    /// The post's middle `AsyncOperation`, its example: `main()` prints "Executing" after a
+    /// delay, as a stand-in for long-running work, and then calls `finish()`. The post writes
+    /// this `main()` into `AsyncOperation` itself, then leaves `main()` to subclasses in its
+    /// final version; here it is a `public final` subclass of that final version (the package's
+    /// layout), whose name adds what sets it apart to the post's. So its `start()` is the final
+    /// one, which also finishes an operation cancelled before it started. The post waits one
     /// second; the delay is a parameter so that the chapter can pace it and the tests shorten it.
-    public final class ExampleOperation: AsyncOperation, @unchecked Sendable {
+    public final class AsyncOperationWithExample: AsyncOperation, @unchecked Sendable {
         // @unchecked Sendable: adds only a constant to a thread-safe superclass.
         private let delay: DispatchTimeInterval
 

@@ -1,5 +1,5 @@
 // The article's call site, as written, on the article's own CompletionOperation
-// (`ArticleCompletionOperation`, PopularStateOperation.swift), with the main queue served.
+// (`EverythingToKnowPost.CompletionOperation`), with the main queue served.
 // Chapter 4's tests run it (`Chapter4ArticleTests.articleCallSite`); `swift run
 // chapter4-article` prints the article's four lines. What differs from the article, each named
 // beside it: the type's name, the paced delays, and the lines after the call site.
@@ -7,7 +7,7 @@ import ChapterSupport
 import CompletionOperations
 import Foundation
 
-typealias CompletionOperation = ArticleCompletionOperation  // the article's name for it
+typealias CompletionOperation = EverythingToKnowPost.CompletionOperation  // the article's name for it
 
 let operationQueue = OperationQueue()
 operationQueue.maxConcurrentOperationCount = 1

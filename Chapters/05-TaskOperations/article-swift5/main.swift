@@ -1,5 +1,6 @@
-// Chapter 5: the article's call site, as written (its AsyncOperation is PopularTaskOperation here),
-// in Swift 5 language mode (Package.swift). Whether its closure runs depends on where it is written:
+// Chapter 5: the article's call site, as written (the typealias below gives its operation the
+// article's name), in Swift 5 language mode (Package.swift). Whether its closure runs depends on
+// where it is written:
 // - `swift run chapter5-article-swift5`: as top-level code, which in Swift 5 mode is not main-actor
 //   isolated when it does not await. Neither is the closure: it prints Executing, Finished, Hello World!
 // - `... viewDidLoad`: the same lines in main-actor code, where an app writes them (UIViewController
@@ -8,6 +9,7 @@
 // - `... viewDidLoad-sendable`: the same, with the closure written `{ @Sendable in`: it runs.
 import ChapterSupport
 import Foundation
+import ManualState
 import TaskOperations
 
 #if !canImport(Darwin)
@@ -17,9 +19,11 @@ import TaskOperations
 
 flushOutputPeriodically()  // not the article's: so that its test sees each line even if it hangs
 
+typealias AsyncOperation<Success> = AsyncAwaitPost.AsyncOperationWithTask<Success>  // the article's name for it
+
 /// The article's call site in main-actor code.
 @MainActor func viewDidLoad() {
-    let operation = PopularTaskOperation {
+    let operation = AsyncOperation {
         try await Task.sleep(nanoseconds: NSEC_PER_SEC * 2)
         print("Executing")
         return "Hello World!"
@@ -29,7 +33,7 @@ flushOutputPeriodically()  // not the article's: so that its test sees each line
 
 /// The same, with a closure that cannot inherit the main actor.
 @MainActor func viewDidLoadWithASendableClosure() {
-    let operation = PopularTaskOperation { @Sendable in
+    let operation = AsyncOperation { @Sendable in
         try await Task.sleep(nanoseconds: NSEC_PER_SEC * 2)
         print("Executing")
         return "Hello World!"
@@ -38,7 +42,7 @@ flushOutputPeriodically()  // not the article's: so that its test sees each line
 }
 
 /// The rest of the article's call site.
-func addAndPrintTheResult(of operation: PopularTaskOperation<String>) {
+func addAndPrintTheResult(of operation: AsyncOperation<String>) {
     let queue = OperationQueue()
     queue.addOperations([operation], waitUntilFinished: true)
     print("Finished")
@@ -57,7 +61,7 @@ case "viewDidLoad":
 case "viewDidLoad-sendable":
     MainActor.assumeIsolated { viewDidLoadWithASendableClosure() }
 default:
-    let operation = PopularTaskOperation {
+    let operation = AsyncOperation {
         try await Task.sleep(nanoseconds: NSEC_PER_SEC * 2)
         print("Executing")
         return "Hello World!"

@@ -1,8 +1,9 @@
-// Chapter 5: the article's call site, as written (its AsyncOperation is PopularTaskOperation here).
-// In Swift 6 language mode it never ends: the closure inherits the main actor of the top-level
-// code, and the main thread is blocked in waitUntilFinished (chapter 5's README).
+// Chapter 5: the article's call site, as written (the typealias below gives its operation the
+// article's name). In Swift 6 language mode it never ends: the closure inherits the main actor of
+// the top-level code, and the main thread is blocked in waitUntilFinished (chapter 5's README).
 import ChapterSupport
 import Foundation
+import ManualState
 import TaskOperations
 
 #if !canImport(Darwin)
@@ -12,7 +13,9 @@ import TaskOperations
 
 flushOutputPeriodically()  // not the article's: so that its test sees each line even if it hangs
 
-let operation = PopularTaskOperation {
+typealias AsyncOperation<Success> = AsyncAwaitPost.AsyncOperationWithTask<Success>  // the article's name for it
+
+let operation = AsyncOperation {
     try await Task.sleep(nanoseconds: NSEC_PER_SEC * 2)
     print("Executing")
     return "Hello World!"

@@ -3,6 +3,7 @@
 import ChapterSupport
 import Dispatch
 import Foundation
+import ManualState
 import TaskOperations
 
 let queue = OperationQueue.named("queue")  // a plain OperationQueue; names label the pictures
@@ -23,7 +24,7 @@ heading("The article's operation, in Swift 6", drawn: false)
 // The closure is written in main.swift's top-level code, which is main-actor isolated. The
 // article's operation takes it as a plain (non-@Sendable) closure, so it keeps the main actor:
 // its task must wait for the main thread, which is blocked below, waiting for the task.
-let stuck = PopularTaskOperation { "Hello from the main actor" }.named("stuck")
+let stuck = AsyncAwaitPost.AsyncOperationWithTask { "Hello from the main actor" }.named("stuck")
 say("The main thread blocks, waiting for the article's operation")
 if !addAndBlock(stuck, giveUpAfter: 0.5) {
     say("After 0.5 s it has not run: its closure needs the main actor, whose thread is blocked")

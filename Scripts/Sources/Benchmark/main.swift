@@ -459,7 +459,7 @@ structuredConcurrencyRows()
 func hopRaceRound(count: Int) -> (caught: Int, stalled: Bool) {
     let queue = OperationQueue()
     queue.maxConcurrentOperationCount = 1
-    let operations = (0..<count).map { _ in ArticleCompletionOperation { completion in completion?() } }
+    let operations = (0..<count).map { _ in EverythingToKnowPost.CompletionOperation { completion in completion?() } }
     queue.addOperations(operations, waitUntilFinished: false)
     let deadline = Date() + 5  // a round takes well under a second unless the queue stalled
     while queue.operationCount > 0, Date() < deadline {

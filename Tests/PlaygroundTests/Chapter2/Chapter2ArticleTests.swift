@@ -162,7 +162,7 @@ struct FinishOrderTests {
         /// `waitUntilFinished`, which only a child process's own thread may.
         static func runTheCallSite() {
             let queue = OperationQueue()
-            let operation = ConcurrentSolutionsPost.ExampleOperation(delay: .milliseconds(10))
+            let operation = ConcurrentSolutionsPost.AsyncOperationWithExample(delay: .milliseconds(10))
             queue.addOperations([operation], waitUntilFinished: true)
             print("Operations finished")
         }

@@ -10,7 +10,7 @@ import Testing
 struct Chapter4ArticleTests {
     #if os(macOS) || os(Linux)
         /// The article's call site as written, on the article's own `CompletionOperation` with
-        /// both `DispatchQueue.main` hops (`ArticleCompletionOperation`): the executable
+        /// both `DispatchQueue.main` hops (`EverythingToKnowPost.CompletionOperation`): the executable
         /// `chapter4-article`, whose main thread serves the main queue with `dispatchMain()`.
         @Test("the article's call site on the article's CompletionOperation, main queue served: its four lines")
         func articleCallSite() async throws {
@@ -40,7 +40,8 @@ struct Chapter4ArticleTests {
 
 #if os(macOS) || os(Linux)
     /// Whether Swift 6 forces the article's completion to be `@Sendable`: the compiler decides, on
-    /// the article's call site with the package's own `VoidClosure` and `Closure` declarations.
+    /// the article's call site with the package's own `VoidClosure` and `Closure` declarations
+    /// (`EverythingToKnowPost`'s).
     @Suite(
         "Chapter 4 — the article's plain completion type under Swift 6",
         .enabled(if: Compiler.command != nil, "no swiftc on PATH (or xcrun on a Mac) to compile the examples with")
@@ -52,7 +53,7 @@ struct Chapter4ArticleTests {
             let file = Transcript.packageRoot.appendingPathComponent(
                 "Chapters/04-CompletionOperations/CompletionOperations/PopularStateOperation.swift")
             let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
-            let aliases = lines.filter {
+            let aliases = lines.map { $0.trimmingCharacters(in: .whitespaces) }.filter {
                 $0.hasPrefix("public typealias VoidClosure") || $0.hasPrefix("public typealias Closure<T>")
             }
             #expect(aliases.count == 2, "the two typealiases in \(file.path)")

@@ -116,7 +116,7 @@ struct CompletionOperationTests {
 struct PopularStateOperationTests {
     @Test("bug 1: main() before .executing — a callback called at once leaves the operation 'executing' for ever")
     func mainBeforeExecuting() async {
-        let operation = PopularCompletionOperation { completion in completion?() }
+        let operation = EverythingToKnowPost.CompletionOperationWithoutMainQueue { completion in completion?() }
         #expect(await OperationQueue().runs(operation))
         // Its work is done and the queue has let it go, yet it goes on claiming to run:
         // finished → executing. Anything that asks it (isFinished, observers on Darwin) waits for ever.
@@ -134,7 +134,7 @@ struct PopularStateOperationTests {
     func popularCallbackTwice() async {
         let evidence = Counter()
         let secondCallEvidence = Locked<Int?>(nil)
-        let operation = ReadCountingPopularOperation(countingReadsIn: evidence) { completion in
+        let operation = ReadCountingPostCompletionOperation(countingReadsIn: evidence) { completion in
             completion?()
             let before = evidence.value
             completion?()
@@ -157,7 +157,8 @@ struct PopularStateOperationTests {
                 processExitsWith: .success, observing: [\.standardOutputContent, \.standardErrorContent]
             ) {
                 // The popular cancel() sets .finished while the operation still waits.
-                PendingCancel.cancelWhilePendingThenExit(PopularCompletionOperation { completion in completion?() })
+                PendingCancel.cancelWhilePendingThenExit(
+                    EverythingToKnowPost.CompletionOperationWithoutMainQueue { completion in completion?() })
             }
             // Exit status 0: it reported finished while its queue had not started it.
             #if os(Linux)
@@ -197,7 +198,7 @@ extension RaceDemos {
         let operations = (0..<20).map { _ in
             // A thread of its own for the callback: ThreadSanitizer reports accesses from two
             // threads that nothing orders, and a dispatch queue might reuse start()'s thread.
-            PopularCompletionOperation { completion in
+            EverythingToKnowPost.CompletionOperationWithoutMainQueue { completion in
                 let carried = PlainCompletion(completion)
                 Thread { carried.call() }.start()
             }
@@ -215,9 +216,9 @@ extension RaceDemos {
 private struct PlainCompletion: @unchecked Sendable {
     // @unchecked Sendable: NOT checked. The completion sets the popular base's unlocked state
     // (bug 3); the race demo shows that race on purpose.
-    private let completion: VoidClosure?
+    private let completion: EverythingToKnowPost.VoidClosure?
 
-    init(_ completion: VoidClosure?) { self.completion = completion }
+    init(_ completion: EverythingToKnowPost.VoidClosure?) { self.completion = completion }
 
     func call() { completion?() }
 }
@@ -250,11 +251,15 @@ private final class ReadCountingCompletionOperation: CompletionOperation, @unche
 }
 
 /// The same for the popular version.
-private final class ReadCountingPopularOperation: PopularCompletionOperation, @unchecked Sendable {
+private final class ReadCountingPostCompletionOperation: EverythingToKnowPost.CompletionOperationWithoutMainQueue,
+    @unchecked Sendable
+{
     // @unchecked Sendable: adds only a thread-safe counter (to a base that is not safe: bug 3).
     private let reads: Counter
 
-    init(countingReadsIn reads: Counter, completeBlock: Closure<VoidClosure?>?) {
+    init(
+        countingReadsIn reads: Counter, completeBlock: EverythingToKnowPost.Closure<EverythingToKnowPost.VoidClosure?>?
+    ) {
         self.reads = reads
         super.init(completeBlock: completeBlock)
     }

@@ -61,7 +61,7 @@ import Testing
     /// announce itself (its first read of `isFinished`), so the two writes come in the order bug
     /// 1 needs. That read is either answered at once, between the two writes, or held until
     /// the queue has done with `start()`: after `.executing` was written.
-    private final class ReadHoldingOperation: PopularStateOperation, @unchecked Sendable {
+    private final class ReadHoldingOperation: EverythingToKnowPost.AsyncOperation, @unchecked Sendable {
         // @unchecked Sendable: its own state is semaphores, flags, a counter and a Locked. The
         // two writes of `state` (the base's, unlocked: bug 3) are ordered by `finishedWriteRead`,
         // and the held read by `queueDoneWithStart`.

@@ -1,10 +1,11 @@
 import Foundation
+import ManualState
 import TaskOperations
 import TestSupport
 import Testing
 
 /// The article "Asynchronous Operations with Async/Await": its operation
-/// (`PopularTaskOperation`) and its call site, as written.
+/// (`AsyncAwaitPost.AsyncOperationWithTask`) and its call site, as written.
 @Suite("Chapter 5 — the article's operation and call site")
 struct Chapter5ArticleTests {
     #if os(macOS) || os(Linux)
@@ -64,7 +65,7 @@ struct Chapter5ArticleTests {
 
 /// The article's operation, cancelled where a real `cancel()` lands by chance: after
 /// `start()` looked at `isCancelled`, before `main()` does.
-private final class CancelledBeforeMain: PopularTaskOperation<Void>, @unchecked Sendable {
+private final class CancelledBeforeMain: AsyncAwaitPost.AsyncOperationWithTask<Void>, @unchecked Sendable {
     // @unchecked Sendable: adds only a thread-safe flag.
     let mainReturned = Flag()
 

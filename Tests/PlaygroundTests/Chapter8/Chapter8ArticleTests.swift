@@ -71,11 +71,11 @@ struct Chapter8ArticleTests {
     /// rewrites them on its collection protocols (`final: true`). Not `Sendable`, so made here
     /// rather than passed as test arguments.
     static func concurrent(final: Bool) -> OperationCoordinator {
-        final ? FinalImprovements.ConcurrentOperationCoordinator() : ConcurrentOperationCoordinator()
+        final ? ConcurrentOperationCoordinatorAsItemOperation() : ConcurrentOperationCoordinator()
     }
 
     static func serial(final: Bool) -> OperationCoordinator {
-        final ? FinalImprovements.SerialOperationCoordinator() : SerialOperationCoordinator()
+        final ? SerialOperationCoordinatorAsItemOperation() : SerialOperationCoordinator()
     }
 
     @Test(
@@ -176,7 +176,7 @@ struct Chapter8FinalCodeTests {
     func callbackTwice() {
         let concurrentCalls = Calls()
         let waiting = HeldOperation(id: 1, fails: true)
-        FinalImprovements.ConcurrentOperationCoordinator().perform([CallsBackTwice(id: 0), waiting]) {
+        ConcurrentOperationCoordinatorAsItemOperation().perform([CallsBackTwice(id: 0), waiting]) {
             concurrentCalls.record($0)
         }
         waiting.complete()
@@ -184,7 +184,7 @@ struct Chapter8FinalCodeTests {
 
         let serialCalls = Calls()
         let next = HeldOperation(id: 1)
-        FinalImprovements.SerialOperationCoordinator().perform([CallsBackTwice(id: 0), next]) {
+        SerialOperationCoordinatorAsItemOperation().perform([CallsBackTwice(id: 0), next]) {
             serialCalls.record($0)
         }
         #expect(next.performed == 2, "the next operation was started twice")
@@ -214,7 +214,7 @@ struct Chapter8FinalCodeTests {
         func serialRewriteOverflowsTheStack() async {
             let result = await #expect(processExitsWith: StackOverflow.ending, observing: [\.standardErrorContent]) {
                 let operations = (0..<100_000).map { _ in MyOperation() }
-                FinalImprovements.SerialOperationCoordinator().perform(operations) { _ in }
+                SerialOperationCoordinatorAsItemOperation().perform(operations) { _ in }
             }
             StackOverflow.checkReport(of: result)
         }

@@ -1,6 +1,6 @@
 import AsyncOperations
-import Foundation
 import CoordinatingPost
+import Foundation
 import TestSupport
 import Testing
 
@@ -22,7 +22,7 @@ extension RaceDemos {
     /// `ConcurrentCollectionItemOperation`, whose extension has the same shared array.
     @Test("chapter 8: the article's final ConcurrentOperationCoordinator (ConcurrentCollectionItemOperation), the same")
     func chapter8FinalConcurrentOperationCoordinator() async {
-        await completeAllAtOnce(on: FinalImprovements.ConcurrentOperationCoordinator())
+        await completeAllAtOnce(on: ConcurrentOperationCoordinatorAsItemOperation())
     }
 
     /// Performs 1,000 failing operations with `coordinator`, and completes them from four threads at once.
