@@ -6,21 +6,6 @@ import Foundation
     import FoundationNetworking  // URLRequest, URLResponse and URLError on Linux
 #endif
 
-/// What the post's operations (`SwiftGenericsPost`) ask of `URLSession`: a data task for a
-/// request, whose completion handler gets the data, the response and an error.
-public protocol DataTaskSession: Sendable {
-    func dataTask(
-        with request: URLRequest,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> any SessionDataTask
-}
-
-/// A data task, as the post's operations use it.
-public protocol SessionDataTask: Sendable {
-    func resume()
-    func cancel()
-}
-
 /// A local stand-in for `URLSession`'s data tasks, answering from a `LocalWeb`: no network.
 ///
 /// Like a `URLSession` task, a task starts suspended and does nothing until `resume()`; its

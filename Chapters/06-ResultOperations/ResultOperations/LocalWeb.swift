@@ -2,27 +2,6 @@ import AsyncOperations
 import Dispatch
 import Foundation
 
-/// What a HEAD request to a URL tells: the URL the request ended at after following
-/// redirects, or nil if a redirect had no target. The unfurl operation depends on this
-/// protocol only, so that tests and chapters run without a network.
-public protocol HeadRequester: Sendable {
-    /// Starts a HEAD request for `url`; `completion` is called exactly once, unless the
-    /// request is cancelled first.
-    func head(_ url: URL, completion: @escaping @Sendable (Result<URL?, any Error>) -> Void) -> any CancellableRequest
-}
-
-/// What a GET request to a URL returns: the page's HTML. Chapter 7 fetches titles with it.
-public protocol PageFetcher: Sendable {
-    /// Starts a GET request for `url`; `completion` is called exactly once, unless the
-    /// request is cancelled first.
-    func get(_ url: URL, completion: @escaping @Sendable (Result<String, any Error>) -> Void) -> any CancellableRequest
-}
-
-/// A request in flight that can be cancelled.
-public protocol CancellableRequest: Sendable {
-    func cancel()
-}
-
 /// A local stand-in for the web: a redirect table and a set of pages, answering after a
 /// latency, on a queue of its own. No network: the chapters and the tests use it.
 ///
@@ -121,37 +100,5 @@ public struct LocalWeb: HeadRequester, PageFetcher {
         let request = LocalRequest(after: latency, compute).whenDone(completion)
         onRequest?(url)
         return request
-    }
-}
-
-/// A local request: answers once after a delay, or never if cancelled before.
-public final class LocalRequest<Value: Sendable>: CancellableRequest, Sendable {
-    private let delay: DispatchTimeInterval
-    private let compute: @Sendable () -> Result<Value, any Error>
-    /// The completion, until it is called or the request is cancelled.
-    private let completion = Locked<(@Sendable (Result<Value, any Error>) -> Void)?>(nil)
-
-    init(after delay: DispatchTimeInterval, _ compute: @escaping @Sendable () -> Result<Value, any Error>) {
-        self.delay = delay
-        self.compute = compute
-    }
-
-    /// Starts the request; `completion` runs on a global queue, at most once.
-    func whenDone(_ completion: @escaping @Sendable (Result<Value, any Error>) -> Void) -> Self {
-        self.completion.withLock { $0 = completion }
-        DispatchQueue.global().asyncAfter(deadline: .now() + delay) {
-            // Taken under the lock, called outside it: a completion may cancel other work.
-            let completion = self.completion.withLock { completion in
-                defer { completion = nil }
-                return completion
-            }
-            completion?(self.compute())
-        }
-        return self
-    }
-
-    /// After this returns, the completion will not be called.
-    public func cancel() {
-        completion.withLock { $0 = nil }
     }
 }

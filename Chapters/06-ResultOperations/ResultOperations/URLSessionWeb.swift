@@ -66,19 +66,6 @@ public struct URLSessionWeb: HeadRequester, PageFetcher, DataTaskSession {
     }
 }
 
-/// A response whose status says that the request did not get what it asked for.
-public struct HTTPStatusError: Error, Equatable, CustomStringConvertible {
-    public let statusCode: Int
-    public let url: URL?
-
-    public init(statusCode: Int, url: URL?) {
-        self.statusCode = statusCode
-        self.url = url
-    }
-
-    public var description: String { "HTTP \(statusCode) for \(url?.absoluteString ?? "no URL")" }
-}
-
 extension URLSessionWeb {
     /// A data task of the session, as the post's operations create it: suspended until
     /// `resume()`. The post's operations read its answers themselves, as the post does.

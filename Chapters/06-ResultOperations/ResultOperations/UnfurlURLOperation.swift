@@ -1,23 +1,6 @@
 import Foundation
 import Recording
 
-/// Why unfurling a URL failed.
-public enum UnfurlError: CancellableFailure, CustomStringConvertible {
-    case cancelled
-    /// The HEAD request answered, but gave no URL to go on with.
-    case missingRedirectURL
-    /// The request itself failed.
-    case underlying(any Error)
-
-    public var description: String {
-        switch self {
-        case .cancelled: "cancelled"
-        case .missingRedirectURL: "missingRedirectURL"
-        case .underlying(let error): "underlying(\(error))"
-        }
-    }
-}
-
 /// Finds where a short URL leads: asks for the headers of the short URL, and returns the URL
 /// that the request ended at, after its redirects.
 public final class UnfurlURLOperation: AsyncResultOperation<URL, UnfurlError>, @unchecked Sendable {

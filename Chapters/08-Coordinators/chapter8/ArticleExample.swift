@@ -1,18 +1,11 @@
-// The article's own example, run against the article's own coordinators (CoordinatingPost):
-// first as the article first writes them, then as its final code rewrites them on its
-// collection-item operations (`…AsItemOperation`). This file imports the article's module and
-// not Foundation, so `Operation` here is the article's protocol: what the article means by
-// "only import its library". In main.swift, which imports Foundation, the same name would be
-// ambiguous.
+// The article's own example, with its MyOperation (MyOperation.swift), run against the article's
+// own coordinators (CoordinatingPost): first as the article first writes them, then as its final
+// code rewrites them on its collection-item operations (`…AsItemOperation`). This file imports
+// the article's module and not Foundation, so `Operation` here is the article's protocol: what
+// the article means by "only import its library". In main.swift, which imports Foundation, the
+// same name would be ambiguous.
 import ChapterSupport
 import CoordinatingPost
-
-/// The article's operation that does nothing: it completes at once, without an error.
-class MyOperation: Operation {
-    func perform(completion: @escaping (Error?) -> Void) {
-        completion(nil)
-    }
-}
 
 /// The article's two call sites: two `MyOperation`s, concurrently, then serially. (`say` is
 /// the article's `print`, flushed at once.)

@@ -108,19 +108,3 @@ public final class SteppedOperation: AsyncOperation, ProgressReporting, @uncheck
 /// update (the parent ends at a wrong fraction). Every `SteppedOperation` sets its progress
 /// under this one lock.
 private let progressUpdates = NSLock()
-
-/// "completed/total (percent)" of a progress, as the chapter prints it.
-public func describe(_ progress: Progress) -> String {
-    let percent = Int((progress.fractionCompleted * 100).rounded())
-    return "\(progress.completedUnitCount)/\(progress.totalUnitCount) (\(percent)%)"
-}
-
-/// An asynchronous operation with no progress of its own, the kind of every chapter before:
-/// it overrides `start()` (through `AsyncOperation`), so `OperationQueue.progress` never sees
-/// it finish.
-public final class QuietAsyncOperation: AsyncOperation, @unchecked Sendable {
-    // @unchecked Sendable: no state of its own; the base class guards its own.
-    public override func main() {
-        DispatchQueue.global().async { self.finish() }
-    }
-}

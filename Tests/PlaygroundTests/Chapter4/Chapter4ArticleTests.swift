@@ -51,7 +51,7 @@ struct Chapter4ArticleTests {
         /// article's operation with the article's initializer.
         static func declarations() throws -> String {
             let file = Transcript.packageRoot.appendingPathComponent(
-                "Chapters/04-CompletionOperations/CompletionOperations/PopularStateOperation.swift")
+                "Chapters/04-CompletionOperations/CompletionOperations/EverythingToKnowPost.swift")
             let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
             let aliases = lines.map { $0.trimmingCharacters(in: .whitespaces) }.filter {
                 $0.hasPrefix("public typealias VoidClosure") || $0.hasPrefix("public typealias Closure<T>")
