@@ -470,7 +470,7 @@ func hopRaceRound(count: Int) -> (caught: Int, stalled: Bool) {
     // .executing. (One the queue never started is still .ready.) Between those two writes
     // isFinished is true: if the queue read it then, it learned that the operation finished
     // and went on. If its reads all came after the .executing write, it never learned: the
-    // serial queue stalls behind the operation (chapter 4's PopularStallTests make each case
+    // serial queue stalls behind the operation (chapter 4's EverythingToKnowPostStallTests make each case
     // certain).
     return (operations.filter { $0.state == .executing }.count, stalled)
 }

@@ -100,11 +100,8 @@ struct ArticleExampleTests {
         #expect(await OperationQueue().runs(operation))
         #expect(operation.result.flatMap { try? $0.get() } == "second")
     }
-}
 
-#if os(macOS) || os(Linux)
-    @Suite("Chapter 6 — the post's plain cancel() is a run-time trap")
-    struct ArticleExampleExitTests {
+    #if os(macOS) || os(Linux)
         @Test("the post's UnfurlURLOperation survives cancelAllOperations(): it overrides cancel()")
         func articleExampleSurvivesCancelAll() async {
             await #expect(processExitsWith: .success) {
@@ -127,8 +124,8 @@ struct ArticleExampleTests {
                 exit(0)
             }
         }
-    }
-#endif
+    #endif
+}
 
 /// A subclass of the post's base, made here, that finishes twice, and does not override
 /// `cancel()`. (The post's own `UnfurlURLOperation` calls `finish(with:)` once per answer.)

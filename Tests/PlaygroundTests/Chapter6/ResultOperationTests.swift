@@ -154,11 +154,8 @@ struct ResultOperationTests {
         #expect(await OperationQueue().runs(unfurl))
         #expect(unfurl.result?.value == articleURL)
     }
-}
 
-#if os(macOS) || os(Linux)
-    @Suite("Chapter 6 — cancelAllOperations() on a pending operation, and plain finish()")
-    struct ResultOperationExitTests {
+    #if os(macOS) || os(Linux)
         @Test("AsyncResultOperation: cancelAllOperations() on a pending operation ends it with .cancelled, no crash")
         func fixedSurvivesCancelAll() async {
             let queue = OperationQueue()
@@ -182,8 +179,8 @@ struct ResultOperationTests {
                 operation.start()
             }
         }
-    }
-#endif
+    #endif
+}
 
 /// Cancels itself right after its first `isReady` read, which `start()` makes as it begins:
 /// a `cancel()` from another thread that lands while `start()` runs, made certain.

@@ -125,7 +125,7 @@ struct Chapter8CoordinatorTests {
 
     @Test("concurrent completions on many threads: every error collected once, in order, no data race")
     func concurrentCompletionsCollectSafely() async {
-        // The same scenario as RaceDemos.chapter8ConcurrentOperationCoordinator; here it must be
+        // The same scenario as CoordinatingPostRaceDemos.concurrentOperationCoordinator; here it must be
         // clean under `swift test --sanitize=thread`.
         for coordinator in concurrentCoordinators {
             let recorder = await failAllAtOnce(with: coordinator, count: 1000)

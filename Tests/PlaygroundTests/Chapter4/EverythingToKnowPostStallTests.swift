@@ -19,7 +19,7 @@ import Testing
 // (not yet run on a Mac). Hence Linux only.
 #if os(Linux)
     @Suite("Chapter 4 — bug 1: whether the queue learns depends on when it reads isFinished")
-    struct PopularStallTests {
+    struct EverythingToKnowPostStallTests {
         @Test("read after .executing was written: the queue never learns, and a serial queue stalls behind it")
         func readAfterExecutingStalls() async {
             let operation = ReadHoldingOperation(releasingTheReadAfterExecuting: true)
