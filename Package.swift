@@ -23,6 +23,9 @@ let chapters: [Target] =
     + chapter(9, "ProgressSuspendPriority", uses: ["AsyncOperations", "TaskOperations"])
     + chapter(10, "StructuredConcurrency", uses: ["TaskOperations"])
 
+/// The chapters' libraries, in chapter order.
+let libraries = chapters.filter { $0.type == .regular }.map(\.name)
+
 let supportAndTests: [Target] =
     [
         // Records what a run does, for the pictures in each chapter's timelines folder (off
@@ -71,13 +74,10 @@ let supportAndTests: [Target] =
             path: "Tests/LibraryScenes"),
         // Bounded, non-blocking waits shared by the tests and the workshop's (Chapters/Workshop).
         .target(name: "TestSupport", dependencies: ["AsyncOperations", "TaskOperations"], path: "Tests/TestSupport"),
+        // Every chapter's libraries, and the support the tests share.
         .testTarget(
             name: "PlaygroundTests",
-            dependencies: [
-                "OperationBasics", "SyncOnly", "ManualState", "AsyncOperations", "Cancellation", "CompletionOperations",
-                "TaskOperations", "ResultOperations", "ChainedOperations", "Coordinators", "CoordinatingPost",
-                "ProgressSuspendPriority", "StructuredConcurrency", "TestSupport", "ChapterSupport", "Recording",
-            ]
+            dependencies: libraries.map { .target(name: $0) } + ["TestSupport", "ChapterSupport", "Recording"]
         ),
     ]
 
@@ -88,7 +88,7 @@ let package = Package(
     // Swift 6.2 (the tools version above) is what the tests' exit tests need.
     platforms: [.macOS(.v13), .iOS(.v16)],
     // The workshop's package, Chapters/Workshop, imports the chapters' libraries and TestSupport.
-    products: (chapters.filter { $0.type == .regular }.map(\.name) + ["TestSupport"]).map {
+    products: (libraries + ["TestSupport"]).map {
         .library(name: $0, targets: [$0])
     },
     targets: chapters + supportAndTests

@@ -4,7 +4,8 @@ import Testing
 @Suite("Chapter pictures are legible")
 struct TimelineLegibilityTests {
     @Test("no leader line splits a label, and no two labels overlap", arguments: TimelineTests.chapters)
-    func labelsStayClear(chapter: String, folder: String) throws {
+    func labelsStayClear(chapter: ChapterFolders.Chapter) throws {
+        let folder = chapter.folder
         var problems: [String] = []
         for picture in try TimelineCheck.committed(folder: folder) {
             let labels = Self.elements("<text class=\"label\"", in: picture.svg).compactMap { tag, text in
