@@ -5,7 +5,9 @@ import Testing
 /// folder `Chapters/NN-Name`, its library and its executable `chapterN`. Everything else is the
 /// folders (the transcript, picture and citation tests, `Scripts/run-all`, `Scripts/draw-timelines`)
 /// or is checked against them here: the top README's table and each chapter's "Next" link.
-@Suite("One list of chapters: Package.swift's, and the folders it names")
+// Serialized: the tests read the repository's files on a thread of Swift's cooperative pool,
+// which has one thread per core; one at a time, they hold at most one of those threads.
+@Suite("One list of chapters: Package.swift's, and the folders it names", .serialized)
 struct ChapterListTests {
     @Test("Package.swift lists every chapter folder, in order, and no other")
     func packageListsEveryFolder() throws {

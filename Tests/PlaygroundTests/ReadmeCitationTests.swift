@@ -3,7 +3,9 @@ import Testing
 
 /// Every test a README cites as proof exists under the name it is cited by, in a file of the
 /// suite's name, in the folder of the chapter whose claim it proves (`TestCitations` says how).
-@Suite("READMEs cite tests by their real names")
+// Serialized: the tests read the repository's files on a thread of Swift's cooperative pool,
+// which has one thread per core; one at a time, they hold at most one of those threads.
+@Suite("READMEs cite tests by their real names", .serialized)
 struct ReadmeCitationTests {
     @Test(
         "each chapter README cites suites and tests that exist, each in a file of its name, in its chapter's folder",
