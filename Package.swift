@@ -22,6 +22,12 @@ let chapters: [Target] =
     + chapter(9, "09-ProgressSuspendPriority", library: "SteppedWork", uses: ["AsyncOperations", "TaskOperations"])
     + chapter(10, "10-StructuredConcurrency", library: "StructuredConcurrency", uses: ["TaskOperations"])
 
+// Check your own operation: the contract chapters 1–6 prove, as a kit an app's test target adds to
+// check its own Operation subclass. It depends on nothing but the toolchain.
+let contractKit: [Target] = [
+    .target(name: "OperationContract", path: "Chapters/OperationContract/OperationContract"),
+]
+
 let supportAndTests: [Target] =
     [
         // Records what a run does, for the pictures in each chapter's timelines folder (off
@@ -86,11 +92,12 @@ let package = Package(
     // copy the operations into apps); the tests that start processes are macOS and Linux only.
     // Swift 6.2 (the tools version above) is what the tests' exit tests need.
     platforms: [.macOS(.v13), .iOS(.v16)],
-    // The workshop's package, Chapters/Workshop, imports the chapters' libraries and TestSupport.
-    products: (chapters.filter { $0.type == .regular }.map(\.name) + ["TestSupport"]).map {
+    // The chapters' libraries and TestSupport, which the workshop's package (Chapters/Workshop)
+    // imports, and OperationContract, which an app's test target adds to check its own operation.
+    products: (chapters.filter { $0.type == .regular }.map(\.name) + ["TestSupport", "OperationContract"]).map {
         .library(name: $0, targets: [$0])
     },
-    targets: chapters + supportAndTests
+    targets: chapters + contractKit + supportAndTests
 )
 
 /// A chapter: its library in Chapters/<folder>/<library>, and its executable `chapterN` in
