@@ -26,6 +26,18 @@ let chapters: [Target] =
 // check its own Operation subclass. It depends on nothing but the toolchain.
 let contractKit: [Target] = [
     .target(name: "OperationContract", path: "Chapters/OperationContract/OperationContract"),
+    // The kit's own tests run it on the chapters' versions and on operations broken on purpose
+    // (ContractSubjects); contract-checks runs those whose failures hang, in a process of its own.
+    .target(
+        name: "ContractSubjects",
+        dependencies: [
+            "OperationContract", "SyncOnly", "ManualState", "AsyncOperations", "CompletionOperations", "TaskOperations",
+            "ResultOperations",
+        ],
+        path: "Tests/ContractSubjects"
+    ),
+    .executableTarget(name: "contract-checks", dependencies: ["ContractSubjects"], path: "Tests/ContractChecks"),
+    .testTarget(name: "OperationContractTests", dependencies: ["OperationContract", "ContractSubjects"]),
 ]
 
 let supportAndTests: [Target] =
