@@ -235,7 +235,11 @@ extension Checker {
             }
             subject.watch.detach()
         }
-        #if !canImport(ObjectiveC)
+        #if canImport(ObjectiveC)
+            findings.note(
+                "the cancel was sent from inside the notification that it was executing in \(landed) of \(tries) tries (\(beforeTheWork) before its work started)"
+            )
+        #else
             findings.note(
                 "on Linux the cancel is sent from another thread as soon as the operation says it is executing (\(landed) of \(tries) tries; \(beforeTheWork) before its work started): it lands between start() and main() only by chance, so a narrow window there can pass (on a Mac, a key-value observer sends it from inside start(), every time)"
             )
