@@ -26,6 +26,24 @@ let chapters: [Target] =
 /// The chapters' libraries, in chapter order.
 let libraries = chapters.filter { $0.type == .regular }.map(\.name)
 
+// Check your own operation: the contract chapters 1–6 prove, as a kit an app's test target adds to
+// check its own Operation subclass. It depends on nothing but the toolchain.
+let contractKit: [Target] = [
+    .target(name: "OperationContract", path: "Chapters/OperationContract/OperationContract"),
+    // The kit's own tests run it on the chapters' versions and on operations broken on purpose
+    // (ContractSubjects); contract-checks runs those whose failures hang, in a process of its own.
+    .target(
+        name: "ContractSubjects",
+        dependencies: [
+            "OperationContract", "SyncOnly", "ManualState", "AsyncOperations", "CompletionOperations", "TaskOperations",
+            "ResultOperations",
+        ],
+        path: "Tests/ContractSubjects"
+    ),
+    .executableTarget(name: "contract-checks", dependencies: ["ContractSubjects"], path: "Tests/ContractChecks"),
+    .testTarget(name: "OperationContractTests", dependencies: ["OperationContract", "ContractSubjects"]),
+]
+
 let supportAndTests: [Target] =
     [
         // Records what a run does, for the pictures in each chapter's timelines folder (off
@@ -87,11 +105,12 @@ let package = Package(
     // copy the operations into apps); the tests that start processes are macOS and Linux only.
     // Swift 6.2 (the tools version above) is what the tests' exit tests need.
     platforms: [.macOS(.v13), .iOS(.v16)],
-    // The workshop's package, Chapters/Workshop, imports the chapters' libraries and TestSupport.
-    products: (libraries + ["TestSupport"]).map {
+    // The chapters' libraries and TestSupport, which the workshop's package (Chapters/Workshop)
+    // imports, and OperationContract, which an app's test target adds to check its own operation.
+    products: (libraries + ["TestSupport", "OperationContract"]).map {
         .library(name: $0, targets: [$0])
     },
-    targets: chapters + supportAndTests
+    targets: chapters + contractKit + supportAndTests
 )
 
 /// Chapter `number`, named `name`: its folder Chapters/NN-<name> (the number in two digits), its
