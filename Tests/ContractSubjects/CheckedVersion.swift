@@ -18,7 +18,8 @@ import TaskOperations
 /// after the cancellation is recorded (the order chapter 3 teaches), so that only the
 /// class's own behaviour is judged. The one exception is the row about the order itself.
 public enum CheckedVersion: String, CaseIterable, Sendable {
-    case syncOnly, concurrentSolutionsBase, asyncAwaitBase, manualState, fileUploadCancel, everythingToKnowBase, asyncAwaitTask
+    case syncOnly, concurrentSolutionsBase, asyncAwaitBase, manualState, fileUploadCancel, everythingToKnowBase,
+        asyncAwaitTask
     case swiftGenericsResult, asyncOperation, completionOperation, taskOperation, asyncResultOperation
 
     /// The version's name in the table's first column.

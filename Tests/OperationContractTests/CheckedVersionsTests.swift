@@ -33,7 +33,8 @@ struct CheckedVersionsTests {
         /// Under ThreadSanitizer, the versions whose data races are their chapter's point are left
         /// out: the sanitizer would report them (Scripts/race-demos shows them), as it should.
         static let popularVersions: [CheckedVersion] = [
-            .syncOnly, .concurrentSolutionsBase, .asyncAwaitBase, .manualState, .fileUploadCancel, .everythingToKnowBase,
+            .syncOnly, .concurrentSolutionsBase, .asyncAwaitBase, .manualState, .fileUploadCancel,
+            .everythingToKnowBase,
             .asyncAwaitTask, .swiftGenericsResult,
         ].filter { !(underThreadSanitizer && $0.racesByDesign) }
 
