@@ -49,7 +49,7 @@ struct Chapter2ArticleTests {
     }
 
     #if os(macOS) || os(Linux)
-        @Test("ConcurrentSolutionsPost's main() traps: a subclass that forgets to override it crashes")
+        @Test("ConcurrentSolutionsPost's main() traps: a subclass that forgets to override it crashes", .exitTest)
         func forgottenMainTraps() async {
             await #expect(processExitsWith: .failure) {
                 ForgetsMainOnConcurrentSolutionsPost().start()
@@ -147,7 +147,7 @@ struct FinishOrderTests {
 #if os(macOS) || os(Linux)
     @Suite("Chapter 2 — ConcurrentSolutionsPost's example, as its call site runs it")
     struct ConcurrentSolutionsExampleTests {
-        @Test("it prints Starting, Executing, then the caller's Operations finished")
+        @Test("it prints Starting, Executing, then the caller's Operations finished", .exitTest)
         func printsInOrder() async {
             let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
                 startWatchdog(seconds: 30)  // a call site that never returned would end the child, failing

@@ -153,7 +153,8 @@ private struct SilentFinishScene {
         static let deadlocked: Int32 = 3
 
         @Test(
-            "didChangeValue posted while holding the getters' lock deadlocks at the first announcement (bounded, in a child)"
+            "didChangeValue posted while holding the getters' lock deadlocks at the first announcement (bounded, in a child)",
+            .exitTest
         )
         func deadlocks() async {
             // An exit test runs in a child process: the deadlocked thread dies with it.
@@ -199,7 +200,8 @@ private struct SilentFinishScene {
         @Suite("Chapter 2 — a recursive lock does not prevent the deadlock with a waiting thread (Linux)")
         struct RecursiveLockDeadlockTests {
             @Test(
-                "announcing under a recursive lock deadlocks against waitUntilFinished() on another thread (bounded, in a child)"
+                "announcing under a recursive lock deadlocks against waitUntilFinished() on another thread (bounded, in a child)",
+                .exitTest
             )
             func inversionDeadlocks() async {
                 let result = await #expect(processExitsWith: .failure, observing: [\.standardOutputContent]) {
@@ -214,7 +216,7 @@ private struct SilentFinishScene {
                 #expect(printed.contains("deadlocked"))
             }
 
-            @Test("the same operation announcing after unlocking: the wait returns")
+            @Test("the same operation announcing after unlocking: the wait returns", .exitTest)
             func outsideTheLockIsFine() async {
                 await #expect(processExitsWith: .success) {
                     exit(Self.waitReturns(announcingUnderLock: false, within: 30) ? 0 : 3)

@@ -145,7 +145,7 @@ extension UploadOutcome? {
 #if os(macOS) || os(Linux)
     @Suite("Chapter 3 — finishing a pending operation from cancel()")
     struct FinishOnCancelTests {
-        @Test("Foundation warns when cancel() finishes an operation that waits in its queue")
+        @Test("Foundation warns when cancel() finishes an operation that waits in its queue", .exitTest)
         func popularCancelIsWarnedAbout() async throws {
             let result = await #expect(
                 processExitsWith: .success, observing: [\.standardOutputContent, \.standardErrorContent]
@@ -164,7 +164,7 @@ extension UploadOutcome? {
             #endif
         }
 
-        @Test("AsyncOperation in the same situation: no warning, and the queue drains")
+        @Test("AsyncOperation in the same situation: no warning, and the queue drains", .exitTest)
         func safeCancelIsQuiet() async throws {
             let result = await #expect(
                 processExitsWith: .success, observing: [\.standardOutputContent, \.standardErrorContent]
@@ -188,7 +188,9 @@ extension UploadOutcome? {
     #if os(Linux)
         @Suite("Chapter 3 — a Linux Foundation bug")
         struct BarrierCancelBugTests {
-            @Test("cancelAllOperations() with a pending addBarrierBlock crashes, or loses the barrier, on Linux")
+            @Test(
+                "cancelAllOperations() with a pending addBarrierBlock crashes, or loses the barrier, on Linux",
+                .exitTest)
             func cancellingABarrierBlockFails() async {
                 // Reproduced with swift-corelibs-foundation of Swift 6.3: a plain build crashes
                 // (bad pointer dereference); under ThreadSanitizer the barrier block never

@@ -151,7 +151,7 @@ struct PopularStateOperationTests {
 #if os(macOS) || os(Linux)
     @Suite("Chapter 4 — bug 2: the popular cancel() finishes a pending operation")
     struct PopularCancelTests {
-        @Test("Foundation warns: went isFinished=YES without being started")
+        @Test("Foundation warns: went isFinished=YES without being started", .exitTest)
         func popularCancelIsWarnedAbout() async {
             let result = await #expect(
                 processExitsWith: .success, observing: [\.standardOutputContent, \.standardErrorContent]
@@ -170,7 +170,7 @@ struct PopularStateOperationTests {
             #endif
         }
 
-        @Test("the fix: CompletionOperation in the same situation is quiet, and the queue drains")
+        @Test("the fix: CompletionOperation in the same situation is quiet, and the queue drains", .exitTest)
         func fixedCancelIsQuiet() async {
             let result = await #expect(
                 processExitsWith: .success, observing: [\.standardOutputContent, \.standardErrorContent]

@@ -105,7 +105,7 @@ struct ArticleExampleTests {
 #if os(macOS) || os(Linux)
     @Suite("Chapter 6 — the post's plain cancel() is a run-time trap")
     struct ArticleExampleExitTests {
-        @Test("the post's UnfurlURLOperation survives cancelAllOperations(): it overrides cancel()")
+        @Test("the post's UnfurlURLOperation survives cancelAllOperations(): it overrides cancel()", .exitTest)
         func articleExampleSurvivesCancelAll() async {
             await #expect(processExitsWith: .success) {
                 let queue = OperationQueue()
@@ -117,7 +117,7 @@ struct ArticleExampleTests {
             }
         }
 
-        @Test("a subclass that does not override cancel() crashes when its queue is cancelled")
+        @Test("a subclass that does not override cancel() crashes when its queue is cancelled", .exitTest)
         func subclassWithoutOverrideCrashes() async {
             await #expect(processExitsWith: .failure) {
                 let queue = OperationQueue()

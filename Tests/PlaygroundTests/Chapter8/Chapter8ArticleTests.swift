@@ -152,6 +152,7 @@ struct Chapter8ArticleTests {
     #if os(macOS) || os(Linux)
         @Test(
             "serial: operations that complete at once nest one call each; a long list overflows the stack",
+            .exitTest,
             .disabled(if: StackOverflow.underThreadSanitizer, StackOverflow.whyNotUnderThreadSanitizer)
         )
         func serialOverflowsTheStack() async {
@@ -209,6 +210,7 @@ struct Chapter8FinalCodeTests {
     #if os(macOS) || os(Linux)
         @Test(
             "the serial rewrite nests one call per operation too: 100,000 that complete at once overflow the stack",
+            .exitTest,
             .disabled(if: StackOverflow.underThreadSanitizer, StackOverflow.whyNotUnderThreadSanitizer)
         )
         func serialRewriteOverflowsTheStack() async {
