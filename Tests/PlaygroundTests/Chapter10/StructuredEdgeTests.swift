@@ -9,7 +9,7 @@ import Testing
 @Suite("Chapter 10 — the pieces' edges: bad input is answered at the call")
 struct StructuredEdgeTests {
     #if os(macOS) || os(Linux)
-        @Test("FIFOQueue.value(of:) after close() traps, naming the mistake")
+        @Test("FIFOQueue.value(of:) after close() traps, naming the mistake", .exitTest)
         func valueAfterClose() async {
             let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                 startWatchdog(seconds: 30)
@@ -22,7 +22,7 @@ struct StructuredEdgeTests {
             #expect(printed.contains("after close()"), "\(printed)")
         }
 
-        @Test("FIFOQueue.enqueue after close() traps, naming the mistake")
+        @Test("FIFOQueue.enqueue after close() traps, naming the mistake", .exitTest)
         func enqueueAfterClose() async {
             let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                 startWatchdog(seconds: 30)
@@ -35,7 +35,7 @@ struct StructuredEdgeTests {
             #expect(printed.contains("after close()"), "\(printed)")
         }
 
-        @Test("progressOfRunning(width: 0) traps at the call, not later in a background task")
+        @Test("progressOfRunning(width: 0) traps at the call, not later in a background task", .exitTest)
         func zeroWidthTrapsAtTheCall() async {
             let result = await #expect(processExitsWith: .failure, observing: [\.standardOutputContent]) {
                 startWatchdog(seconds: 30)

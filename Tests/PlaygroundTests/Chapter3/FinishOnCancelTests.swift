@@ -7,7 +7,7 @@ import Testing
 #if os(macOS) || os(Linux)
     @Suite("Chapter 3 — finishing a pending operation from cancel()")
     struct FinishOnCancelTests {
-        @Test("Foundation warns when cancel() finishes an operation that waits in its queue")
+        @Test("Foundation warns when cancel() finishes an operation that waits in its queue", .exitTest)
         func popularCancelIsWarnedAbout() async throws {
             let result = await #expect(
                 processExitsWith: .success, observing: [\.standardOutputContent, \.standardErrorContent]
@@ -26,7 +26,7 @@ import Testing
             #endif
         }
 
-        @Test("AsyncOperation in the same situation: no warning, and the queue drains")
+        @Test("AsyncOperation in the same situation: no warning, and the queue drains", .exitTest)
         func safeCancelIsQuiet() async throws {
             let result = await #expect(
                 processExitsWith: .success, observing: [\.standardOutputContent, \.standardErrorContent]

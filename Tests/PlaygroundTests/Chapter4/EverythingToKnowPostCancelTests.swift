@@ -7,7 +7,7 @@ import Testing
 #if os(macOS) || os(Linux)
     @Suite("Chapter 4 — bug 2: the popular cancel() finishes a pending operation")
     struct EverythingToKnowPostCancelTests {
-        @Test("Foundation warns: went isFinished=YES without being started")
+        @Test("Foundation warns: went isFinished=YES without being started", .exitTest)
         func popularCancelIsWarnedAbout() async {
             let result = await #expect(
                 processExitsWith: .success, observing: [\.standardOutputContent, \.standardErrorContent]
@@ -27,7 +27,7 @@ import Testing
             #endif
         }
 
-        @Test("the fix: CompletionOperation in the same situation is quiet, and the queue drains")
+        @Test("the fix: CompletionOperation in the same situation is quiet, and the queue drains", .exitTest)
         func fixedCancelIsQuiet() async {
             let result = await #expect(
                 processExitsWith: .success, observing: [\.standardOutputContent, \.standardErrorContent]

@@ -102,7 +102,7 @@ struct ArticleExampleTests {
     }
 
     #if os(macOS) || os(Linux)
-        @Test("the post's UnfurlURLOperation survives cancelAllOperations(): it overrides cancel()")
+        @Test("the post's UnfurlURLOperation survives cancelAllOperations(): it overrides cancel()", .exitTest)
         func articleExampleSurvivesCancelAll() async {
             await #expect(processExitsWith: .success) {
                 let queue = OperationQueue()
@@ -114,7 +114,7 @@ struct ArticleExampleTests {
             }
         }
 
-        @Test("a subclass that does not override cancel() crashes when its queue is cancelled")
+        @Test("a subclass that does not override cancel() crashes when its queue is cancelled", .exitTest)
         func subclassWithoutOverrideCrashes() async {
             await #expect(processExitsWith: .failure) {
                 let queue = OperationQueue()

@@ -168,7 +168,7 @@ struct ResultOperationTests {
             #expect(unfurl.result?.failureDescription == "cancelled")
         }
 
-        @Test("plain finish() traps: an AsyncResultOperation must finish with a result")
+        @Test("plain finish() traps: an AsyncResultOperation must finish with a result", .exitTest)
         func plainFinishTraps() async {
             await #expect(processExitsWith: .failure) {
                 final class Forgetful: AsyncResultOperation<String, UnfurlError>, @unchecked Sendable {

@@ -9,7 +9,7 @@ import Testing
 @Suite("Chapter 9 — SteppedOperation's edges")
 struct SteppedOperationEdgeTests {
     #if os(macOS) || os(Linux)
-        @Test("steps: 0 finishes at once, with nothing to do, and its progress complete")
+        @Test("steps: 0 finishes at once, with nothing to do, and its progress complete", .exitTest)
         func noSteps() async {
             await #expect(processExitsWith: .success) {
                 startWatchdog(seconds: 60)
@@ -36,7 +36,7 @@ struct SteppedOperationEdgeTests {
             #expect(parent.fractionCompleted == 1, "\(describe(parent))")
         }
 
-        @Test("steps below 0 trap at init, naming the mistake")
+        @Test("steps below 0 trap at init, naming the mistake", .exitTest)
         func negativeSteps() async {
             let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                 _ = SteppedOperation("backwards", steps: -1, turnstile: Turnstile(timeout: 1))
