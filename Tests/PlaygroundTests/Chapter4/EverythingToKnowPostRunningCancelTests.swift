@@ -12,7 +12,9 @@ import Testing
 /// Each operation's asynchronous part (its "async" line, then its completion) runs on the main
 /// queue, as the article's does, but only once the test releases it: every order below is
 /// caused by those releases, never by a delay. The test process's main thread serves the main
-/// queue (Swift Testing's entry point is asynchronous).
+/// queue: on Linux, Swift Testing's asynchronous entry point leaves it to Dispatch (verified
+/// here); a Mac's test runner is expected to serve it too (inferred, not run on a Mac). If it
+/// did not, the tests would fail at a bounded wait.
 @Suite("Chapter 4 — cancelling a running operation: does the serial queue wait for its work?")
 struct EverythingToKnowPostRunningCancelTests {
     @Test("the article's CompletionOperation, cancelled while its work runs: the next one starts before that work ends")
