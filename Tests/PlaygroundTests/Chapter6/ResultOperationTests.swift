@@ -82,35 +82,29 @@ struct ResultOperationTests {
         #expect(unfurl.result?.failureDescription == "underlying(Offline())")
     }
 
-    @Test("the result is there before anyone learns that the operation finished, on every path")
-    func resultBeforeFinished() async {
-        let seenByCompletionBlock = Locked<[String]>([])
-        let completions = Counter(target: 3)
-        let references = (0..<3).map { _ in WeakReference() }
+    /// Read from inside, at the moment the queue learns that the operation finished
+    /// (`FinishWatch`): fails if the result is recorded only after "finished" was announced.
+    @Test(
+        "the result is there when the queue learns that the operation finished, on every path",
+        arguments: WatchedWork.Path.allCases)
+    func resultBeforeFinished(path: WatchedWork.Path) async {
+        let reference = WeakReference()
         do {
-            let operations = [
-                UnfurlURLOperation(shortURL: shortURL, web: web),
-                UnfurlURLOperation(shortURL: brokenURL, web: web),
-                UnfurlURLOperation(shortURL: shortURL, web: web),
-            ]
-            operations[2].cancel()
-            for (operation, reference) in zip(operations, references) {
-                // Weakly: a completion block that holds its own operation is a cycle on Linux,
-                // which never clears `completionBlock` (chapter 7's README).
-                operation.completionBlock = { [weak operation] in
-                    let result = operation?.result
-                    seenByCompletionBlock.withLock { $0.append(result == nil ? "nil" : "result") }
-                    completions.increment()
-                }
-                reference.object = operation
+            let operation = WatchedWork(path)
+            reference.object = operation
+            let queue = OperationQueue()
+            if path == .cancelledBeforeItStarts { operation.cancel() }
+            queue.addOperation(operation)
+            if path == .cancelledWhileItRuns {
+                #expect(await operation.running.wait())
+                queue.cancelAllOperations()
             }
-            OperationQueue().add(operations)
-            #expect(await completions.waitForTarget())
+            #expect(await queueLearnsFinished(operation))
+            #expect(operation.watch.problem == nil, "\(path)")
+            #expect(operation.watch.resultWhenFinished.map(describe) == path.expected)
+            #expect(operation.running.isRaised == (path != .cancelledBeforeItStarts))
         }
-        #expect(seenByCompletionBlock.withLock { $0 } == ["result", "result", "result"])
-        for reference in references {
-            #expect(await reference.isFreed(), "an operation outlived the test: a cycle?")
-        }
+        #expect(await reference.isFreed(), "an operation outlived the test: a cycle?")
     }
 
     @Test("a second finish(with:) is ignored and returns false; the first result stays")
@@ -199,6 +193,63 @@ private final class CancelledWhileStarting: AsyncResultOperation<String, UnfurlE
     }
 
     override func main() { finish(with: .success("done")) }
+}
+
+/// An operation watched by a `FinishWatch`, which ends along one of the paths to a result.
+final class WatchedWork: AsyncResultOperation<String, UnfurlError>, @unchecked Sendable {
+    // @unchecked Sendable: a constant, a thread-safe Flag and FinishWatch, on a thread-safe base.
+    enum Path: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case succeeds, fails
+        case cancelledBeforeItStarts = "cancelled before it starts"
+        case cancelledWhileItRuns = "cancelled while it runs (cancelAllOperations)"
+
+        var testDescription: String { rawValue }
+
+        /// The result it must end with, as `describe` prints it.
+        var expected: String {
+            switch self {
+            case .succeeds: "success(done)"
+            case .fails: "failure(missingRedirectURL)"
+            case .cancelledBeforeItStarts, .cancelledWhileItRuns: "failure(cancelled)"
+            }
+        }
+    }
+
+    let watch = FinishWatch<String, UnfurlError>()
+    /// Raised once `main()` runs.
+    let running = Flag()
+    private let path: Path
+
+    init(_ path: Path) { self.path = path }
+
+    override func main() {
+        running.raise()
+        switch path {
+        case .succeeds: DispatchQueue.global().async { self.finish(with: .success("done")) }
+        case .fails: DispatchQueue.global().async { self.finish(with: .failure(.missingRedirectURL)) }
+        case .cancelledBeforeItStarts: finish(with: .success("main() ran"))  // must not happen: the test checks
+        case .cancelledWhileItRuns: onCancel { self.finish(with: .failure(.cancelled)) }  // work that never answers
+        }
+    }
+
+    override var isFinished: Bool { watch.isFinished(super.isFinished, of: self) }
+
+    #if !os(Linux)
+        // NSObject's, which a subclass can override on a Mac (not on Linux, where Foundation
+        // reads isFinished inside it): the watch reads isFinished just before the queue is told.
+        override func didChangeValue(forKey key: String) {
+            watch.didChangeValue(forKey: key, of: self)
+            super.didChangeValue(forKey: key)
+        }
+    #endif
+}
+
+/// A result as the chapter prints it: "success(…)" or "failure(…)".
+private func describe<Success, Failure>(_ result: Result<Success, Failure>) -> String {
+    switch result {
+    case .success(let value): "success(\(value))"
+    case .failure(let error): "failure(\(error))"
+    }
 }
 
 /// Finishes with `first`, then tries `second`, and keeps what each call returned.
