@@ -36,6 +36,28 @@ struct ResultOperationTests {
         #expect(gone.result?.failureDescription == "underlying(notFound(https://short.example/gone))")
     }
 
+    @Test("16 redirects are followed, as Apple documents for URLSession; a 17th, or a loop, is tooManyRedirects")
+    func tooManyRedirects() async {
+        /// A chain of `count` redirects, r0 → r1 → … → r`count`, which is a page.
+        func chain(_ count: Int) -> (start: URL, web: LocalWeb) {
+            let urls = (0...count).map { URL(string: "https://short.example/r\($0)")! }
+            let redirects = Dictionary(uniqueKeysWithValues: zip(urls, urls.dropFirst().map { Optional($0) }))
+            return (urls[0], LocalWeb(redirects: redirects, pages: [urls[count]: "<title>End</title>"]))
+        }
+        let loop = URL(string: "https://short.example/loop")!
+        let sixteen = chain(16)
+        let seventeen = chain(17)
+        let operations = [
+            UnfurlURLOperation(shortURL: sixteen.start, web: sixteen.web),
+            UnfurlURLOperation(shortURL: seventeen.start, web: seventeen.web),
+            UnfurlURLOperation(shortURL: loop, web: LocalWeb(redirects: [loop: loop])),
+        ]
+        #expect(await OperationQueue().runs(operations))
+        #expect(operations[0].result?.value == URL(string: "https://short.example/r16")!)
+        #expect(operations[1].result?.failureDescription == "underlying(tooManyRedirects(\(seventeen.start)))")
+        #expect(operations[2].result?.failureDescription == "underlying(tooManyRedirects(\(loop)))")
+    }
+
     @Test("cancelled before it starts: no request is sent, and the result is .cancelled")
     func cancelledBeforeStart() async {
         let requests = Counter()
