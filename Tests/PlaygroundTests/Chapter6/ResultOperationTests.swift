@@ -129,6 +129,58 @@ struct ResultOperationTests {
         #expect(await reference.isFreed(), "an operation outlived the test: a cycle?")
     }
 
+    /// A race test for the other half of `ResultProducing`'s promise: the result is nil until
+    /// `isFinished` is true. Finishing records the result just before "finished" is stored. A
+    /// reader thread reads `result`, then `isFinished`, of one operation again and again, and
+    /// the test finishes that operation meanwhile; then the next, for a second or until the
+    /// reader finds a result beside `isFinished == false`.
+    @Test("result is nil until isFinished is true, also while the operation is finishing (a race test)")
+    func resultNilUntilFinished() async {
+        let found = Locked<(contradictions: Int, finishes: Int)>((0, 0))
+        let returned = await blockingCall(within: 60) {
+            let outcome = Self.watchFinishes(for: 1 * boundStretch)
+            found.withLock { $0 = outcome }
+        }
+        #expect(returned, "the finishes did not end within 60 s")
+        let (contradictions, finishes) = found.withLock { $0 }
+        #expect(contradictions == 0, "a result beside isFinished == false, \(contradictions) times in \(finishes)")
+    }
+
+    /// Finishes batches of operations started by hand, each while a reader thread watches it,
+    /// for `seconds` or until the reader found a contradiction. Blocks: call it on a thread of
+    /// its own.
+    private static func watchFinishes(for seconds: Double) -> (contradictions: Int, finishes: Int) {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        let contradictions = Counter()
+        var finishes = 0
+        while Date() < deadline && contradictions.value == 0 {
+            let operations = (0..<1_000).map { _ in FinishedByTheTest() }
+            for operation in operations { operation.start() }  // by hand, outside a queue: runs until finished
+            let watching = Locked(-1)  // the index of the operation the reader watches
+            let readerDone = DispatchSemaphore(value: 0)
+            Thread {
+                for (index, operation) in operations.enumerated() {
+                    watching.withLock { $0 = index }
+                    while true {
+                        let result = operation.result  // first the result, then the state
+                        let finished = operation.isFinished
+                        if result != nil && !finished { contradictions.increment() }
+                        if finished { break }
+                    }
+                }
+                readerDone.signal()
+            }.start()
+            for (index, operation) in operations.enumerated() {
+                let readerLate = Date(timeIntervalSinceNow: 1)  // a busy machine may not run the reader at once
+                while watching.withLock({ $0 }) != index && Date() < readerLate {}
+                operation.finish(with: .success("done"))
+            }
+            _ = readerDone.wait(timeout: .now() + 10)
+            finishes += operations.count
+        }
+        return (contradictions.value, finishes)
+    }
+
     @Test("a second finish(with:) is ignored and returns false; the first result stays")
     func finishTwice() async {
         let operation = FinishingTwice(first: "first", second: "second")
@@ -272,6 +324,12 @@ private func describe<Success, Failure>(_ result: Result<Success, Failure>) -> S
     case .success(let value): "success(\(value))"
     case .failure(let error): "failure(\(error))"
     }
+}
+
+/// Runs until the test calls `finish(with:)`.
+private final class FinishedByTheTest: AsyncResultOperation<String, UnfurlError>, @unchecked Sendable {
+    // @unchecked Sendable: no state of its own.
+    override func main() {}
 }
 
 /// Finishes with `first`, then tries `second`, and keeps what each call returned.
