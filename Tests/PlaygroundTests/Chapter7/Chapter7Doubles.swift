@@ -59,6 +59,8 @@ final class Value<Output: Sendable>: AsyncResultOperation<Output, ChainTestFailu
     #if !os(Linux)
         // NSObject's, which a subclass can override on a Mac (not on Linux, where Foundation
         // reads isFinished inside it): the watch reads isFinished just before the queue is told.
+        // kvo pairs checked by hand: this override passes on the base's own didChangeValue
+        // calls, each after its willChangeValue, and adds none.
         override func didChangeValue(forKey key: String) {
             watch.didChangeValue(forKey: key, of: self)
             super.didChangeValue(forKey: key)
