@@ -132,29 +132,30 @@ struct ResultOperationTests {
     /// A race test for the other half of `ResultProducing`'s promise: the result is nil until
     /// `isFinished` is true. Finishing records the result just before "finished" is stored. A
     /// reader thread reads `result`, then `isFinished`, of one operation again and again, and
-    /// the test finishes that operation meanwhile; then the next, for a second or until the
-    /// reader finds a result beside `isFinished == false`.
+    /// the test finishes that operation meanwhile; then the next. It goes on until the reader
+    /// finds a result beside `isFinished == false`, or it watched 2,000 finishes (the old code
+    /// showed one in every 50 to 1,000), or 5 s have passed.
     @Test("result is nil until isFinished is true, also while the operation is finishing (a race test)")
     func resultNilUntilFinished() async {
-        let found = Locked<(contradictions: Int, finishes: Int)>((0, 0))
+        let found = Locked<(contradictions: Int, watched: Int)>((0, 0))
         let returned = await blockingCall(within: 60) {
-            let outcome = Self.watchFinishes(for: 1 * boundStretch)
+            let outcome = Self.watchFinishes(until: 2_000, orFor: 5 * boundStretch)
             found.withLock { $0 = outcome }
         }
         #expect(returned, "the finishes did not end within 60 s")
-        let (contradictions, finishes) = found.withLock { $0 }
-        #expect(contradictions == 0, "a result beside isFinished == false, \(contradictions) times in \(finishes)")
+        let (contradictions, watched) = found.withLock { $0 }
+        #expect(contradictions == 0, "a result beside isFinished == false, \(contradictions) times in \(watched)")
     }
 
     /// Finishes batches of operations started by hand, each while a reader thread watches it,
-    /// for `seconds` or until the reader found a contradiction. Blocks: call it on a thread of
-    /// its own.
-    private static func watchFinishes(for seconds: Double) -> (contradictions: Int, finishes: Int) {
+    /// until `enough` finishes were watched, the reader found a contradiction, or `seconds`
+    /// passed. Blocks: call it on a thread of its own.
+    private static func watchFinishes(until enough: Int, orFor seconds: Double) -> (contradictions: Int, watched: Int) {
         let deadline = Date(timeIntervalSinceNow: seconds)
         let contradictions = Counter()
-        var finishes = 0
-        while Date() < deadline && contradictions.value == 0 {
-            let operations = (0..<1_000).map { _ in FinishedByTheTest() }
+        var watched = 0
+        while watched < enough && contradictions.value == 0 && Date() < deadline {
+            let operations = (0..<200).map { _ in FinishedByTheTest() }
             for operation in operations { operation.start() }  // by hand, outside a queue: runs until finished
             let watching = Locked(-1)  // the index of the operation the reader watches
             let readerDone = DispatchSemaphore(value: 0)
@@ -171,14 +172,20 @@ struct ResultOperationTests {
                 readerDone.signal()
             }.start()
             for (index, operation) in operations.enumerated() {
-                let readerLate = Date(timeIntervalSinceNow: 1)  // a busy machine may not run the reader at once
-                while watching.withLock({ $0 }) != index && Date() < readerLate {}
+                // Until the reader watches it, 2 ms at most: a busy machine may not run the
+                // reader meanwhile, and then this finish does not count.
+                let readerLate = DispatchTime.now().uptimeNanoseconds + 2_000_000
+                var isWatched = false
+                repeat {
+                    isWatched = watching.withLock { $0 } == index
+                } while !isWatched
+                    && DispatchTime.now().uptimeNanoseconds < readerLate
                 operation.finish(with: .success("done"))
+                if isWatched { watched += 1 }
             }
             _ = readerDone.wait(timeout: .now() + 10)
-            finishes += operations.count
         }
-        return (contradictions.value, finishes)
+        return (contradictions.value, watched)
     }
 
     @Test("a second finish(with:) is ignored and returns false; the first result stays")
