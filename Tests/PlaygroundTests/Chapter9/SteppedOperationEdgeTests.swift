@@ -131,7 +131,7 @@ struct SteppedOperationEdgeTests {
         // forced, only given chances: each round runs two children of `steps` steps at once,
         // their steps let through in bursts (several driver threads per child), and the test
         // stops at the first round whose parent ends short.
-        let rounds = 6
+        let rounds = 20
         let steps = 2_000
         let driversPerChild = 4
         for round in 1...rounds {
