@@ -66,6 +66,42 @@ struct StructuredEdgeTests {
         #expect(thrown is Refused, "the stream ended without saying why")
     }
 
+    @Test("withWidthLimit: a caller cancelled once every element has started gets every value")
+    func cancelledAfterEveryStart() async {
+        let started = Countdown(2)
+        let release = Flag()
+        let caller = Task {
+            try await withWidthLimit(2, over: [1, 2]) { element in
+                started.arrive()
+                _ = await release.wait(seconds: 30)  // returns its value, cancelled or not
+                return element * 10
+            }
+        }
+        #expect(await completes(within: 30) { await started.untilZero() })
+        caller.cancel()
+        release.raise()
+        let result = await caller.result
+        #expect((try? result.get()) == [10, 20], "every element started and returned, yet: \(result)")
+    }
+
+    @Test("withWidthLimit: a caller cancelled before every element has started gets CancellationError")
+    func cancelledBeforeEveryStart() async {
+        let started = Countdown(1)
+        let release = Flag()
+        let caller = Task {
+            try await withWidthLimit(1, over: [1, 2]) { element in
+                started.arrive()
+                _ = await release.wait(seconds: 30)
+                return element * 10
+            }
+        }
+        #expect(await completes(within: 30) { await started.untilZero() })
+        caller.cancel()
+        release.raise()
+        let result = await caller.result
+        #expect(throws: CancellationError.self) { try result.get() }
+    }
+
     @Test("Countdown.untilZero() returns when the awaiting task is cancelled, and says it did not reach zero")
     func untilZeroHonoursCancellation() async {
         let countdown = Countdown(2)
