@@ -10,7 +10,7 @@ import Foundation
 /// the same `Mutex`, which the lock does order. `NSLock` is a pthread mutex, which ThreadSanitizer understands everywhere.
 /// (`AsyncOperation` keeps its own `NSLock` inline instead: one object less per operation,
 /// which the benchmark notices.)
-public final class Locked<Value: Sendable>: @unchecked Sendable {
+nonisolated public final class Locked<Value: Sendable>: @unchecked Sendable {
     // @unchecked Sendable: `value` is only touched inside `withLock`, under `lock`, and it is
     // Sendable, so nothing that leaves the lock can be shared unsafely.
     private let lock = NSLock()
@@ -20,8 +20,10 @@ public final class Locked<Value: Sendable>: @unchecked Sendable {
         self.value = value
     }
 
-    /// Runs `body` with exclusive access to the value. Keep it short, and never call out to
-    /// code that may take this lock again (such as `didChangeValue`) from inside it.
+    /// Runs `body` with exclusive access to the value.
+    ///
+    /// Keep it short, and never call out to code that may take this lock again (such as
+    /// `didChangeValue`) from inside it.
     public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }

@@ -131,33 +131,6 @@ struct LibraryDesignTests {
 #if os(macOS) || os(Linux)
     @Suite("The library's traps, each in a child process")
     struct LibraryTrapTests {
-        /// In a child process: if the dependency still held the freed dependent, it would crash
-        /// as it finishes.
-        @Test(
-            "a cancelled dependent lets go of its running dependency: freed at once, no crash when the dependency ends")
-        func cancelledDependentLetsGo() async {
-            await #expect(processExitsWith: .success) {
-                let reference = WeakReference()
-                let release = Flag()
-                let dependency = TaskOperation { _ = await release.wait() }
-                let queue = OperationQueue()
-                queue.addOperation(dependency)
-                do {
-                    let dependent = CompletionOperation { $0() }
-                    dependent.addDependency(dependency)
-                    reference.object = dependent
-                    queue.addOperation(dependent)
-                    dependent.cancel()
-                    guard await queueLearnsFinished(dependent) else { exit(2) }  // cancelled: finishes at once
-                    guard dependent.dependencies.contains(where: { $0 === dependency }) else { exit(5) }
-                }
-                guard await reference.isFreed() else { exit(3) }  // as a BlockOperation would be
-                release.raise()
-                guard await queueLearnsFinished(dependency) else { exit(4) }
-                exit(0)
-            }
-        }
-
         @Test("start() of an operation whose dependency has not finished traps, as Foundation's start() does")
         func startBeforeDependencies() async {
             await #expect(processExitsWith: .failure) {
