@@ -1,3 +1,4 @@
+import AsyncOperations
 import Foundation
 import TaskOperations
 import TestSupport
@@ -75,6 +76,87 @@ struct TaskOperationTests {
         #expect(await OperationQueue().runs(operation))
         #expect(!closureRan.isRaised)
         #expect(operation.result.isCancellationError())
+    }
+
+    /// `ResultProducing` promises "nil before" finished. Before the fix the result was recorded
+    /// in `willFinish()`, just before "finished" was stored, and `result` returned it at once: a
+    /// reader that looks while the operation finishes saw a result beside `isFinished == false`
+    /// (seen failing on the old code in 10 of 10 runs: 13 to 168 such reads in 300 finishes).
+    /// A reader thread watches each operation of a serial queue from its closure's last line until
+    /// it is finished.
+    @Test("result is nil until isFinished is true, also while the operation is finishing")
+    func resultNilBeforeFinished() async {
+        // The closure hands its operation to the reader and returns once the reader watches it;
+        // the reader spins only while an operation finishes, and waits on a semaphore between.
+        let handedOver = Locked<(operation: TaskOperation<Int>, watching: Flag)?>(nil)
+        let next = DispatchSemaphore(value: 0)
+        let contradictions = Counter()
+        let count = 300
+        let reader = Thread {
+            for _ in 0..<count {
+                guard next.wait(timeout: .now() + 30) == .success,
+                    let (operation, watching) = handedOver.withLock({ $0 })
+                else { return }
+                watching.raise()
+                while true {
+                    let result = operation.result  // first the result, then the state
+                    let finished = operation.isFinished
+                    if result != nil && !finished { contradictions.increment() }
+                    if finished { break }
+                }
+            }
+        }
+        reader.start()
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let operations = (0..<count).map { index in
+            let slot = Locked<TaskOperation<Int>?>(nil)
+            let operation = TaskOperation { () -> Int in
+                let watching = Flag()
+                handedOver.withLock { $0 = slot.withLock { $0 }.map { ($0, watching) } }
+                next.signal()
+                // Until the reader watches it, yielding the thread to other tasks meanwhile (a busy
+                // machine may not run the reader for a while: a bound).
+                let deadline = ContinuousClock.now + .milliseconds(20)
+                while !watching.isRaised && ContinuousClock.now < deadline { await Task.yield() }
+                return index
+            }
+            slot.withLock { $0 = operation }
+            operation.completionBlock = { slot.withLock { $0 = nil } }
+            return operation
+        }
+        queue.add(operations)
+        #expect(await drained(queue, within: 60))
+        #expect(contradictions.value == 0, "\(contradictions.value) reads found a result while isFinished was false")
+        #expect(operations.allSatisfy { $0.result != nil })
+    }
+
+    /// Whoever learns "finished" finds the result: a subclass reads it at the first `isFinished`
+    /// that answers true (Linux's Foundation reads it inside `didChangeValue(forKey:)`, a Mac's
+    /// observers once it is announced), on each path to finished. Fails if the result is recorded
+    /// only after "finished" was announced.
+    @Test(
+        "the result is there when the queue learns finished: run, cancelled before it starts, cancelled while it runs",
+        arguments: ["runs", "cancelled before it starts", "cancelled while it runs"])
+    func resultWhenTheQueueLearnsFinished(path: String) async {
+        let started = Flag()
+        let operation = WatchedTaskOperation { () async throws -> Int in
+            started.raise()
+            if path == "cancelled while it runs" { try await Task.sleep(nanoseconds: 60 * 1_000_000_000) }
+            return 7
+        }
+        if path == "cancelled before it starts" { operation.cancel() }
+        OperationQueue().addOperation(operation)
+        if path == "cancelled while it runs" {
+            #expect(await started.wait())
+            operation.cancel()
+        }
+        #expect(await queueLearnsFinished(operation, within: 30))
+        switch operation.resultWhenFinished {
+        case .success(let value)?: #expect(path == "runs" && value == 7)
+        case .failure(let error)?: #expect(path != "runs" && error is CancellationError)
+        case nil: Issue.record("no result yet when the queue learned that the operation finished")
+        }
     }
 
     @Test("the closure is @Sendable: written on the main actor, it does not run on the main actor")
@@ -243,5 +325,25 @@ extension Result where Failure == any Error {
     fileprivate var isCancellationError: Bool {
         if case .failure(let error) = self { return error is CancellationError }
         return false
+    }
+}
+
+/// A `TaskOperation` that records its result at the moment its queue learns that it finished.
+private final class WatchedTaskOperation<Success: Sendable>: TaskOperation<Success>, @unchecked Sendable {
+    // @unchecked Sendable: adds only a Locked to a thread-safe superclass.
+    private let recorded = Locked<(done: Bool, result: Result<Success, any Error>?)>((false, nil))
+
+    /// The result when `isFinished` first answered true.
+    var resultWhenFinished: Result<Success, any Error>? { recorded.withLock { $0.result } }
+
+    override var isFinished: Bool {
+        let finished = super.isFinished
+        if finished && !recorded.withLock({ $0.done }) {
+            let result = self.result
+            recorded.withLock { recorded in
+                if !recorded.done { recorded = (true, result) }
+            }
+        }
+        return finished
     }
 }
