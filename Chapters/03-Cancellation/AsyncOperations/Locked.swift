@@ -7,15 +7,21 @@ import Foundation
 ///
 /// Why not `Mutex` from Synchronization? It needs macOS 15 / iOS 18, and on Linux
 /// ThreadSanitizer reported races in this package's tests between two `withLock` bodies of
-/// the same `Mutex`, which the lock does order. `NSLock` is a pthread mutex, which ThreadSanitizer understands everywhere.
-/// (`AsyncOperation` keeps its own `NSLock` inline instead: one object less per operation,
-/// which the benchmark notices.)
+/// the same `Mutex`, which the lock does order. `NSLock` is a pthread mutex, which
+/// ThreadSanitizer understands everywhere. (``AsyncOperation`` keeps its own `NSLock` inline
+/// instead: one object less per operation, which the benchmark notices.)
+///
+/// ```swift
+/// let count = Locked(0)
+/// DispatchQueue.concurrentPerform(iterations: 100) { _ in count.withLock { $0 += 1 } }
+/// ```
 nonisolated public final class Locked<Value: Sendable>: @unchecked Sendable {
     // @unchecked Sendable: `value` is only touched inside `withLock`, under `lock`, and it is
     // Sendable, so nothing that leaves the lock can be shared unsafely.
     private let lock = NSLock()
     private var value: Value
 
+    /// Keeps `value` behind the lock.
     public init(_ value: Value) {
         self.value = value
     }

@@ -5,8 +5,11 @@ import Foundation
 /// Chapter 5's `TaskOperation` and chapter 6's `AsyncResultOperation` both are; chapter 5's
 /// `value(of:)` awaits one, and chapter 7 chains them.
 nonisolated public protocol ResultProducing<Success>: Operation {
+    /// The value the operation produces when it succeeds.
     associatedtype Success: Sendable
+    /// The error it ends with otherwise; a cancelled operation's failure among them.
     associatedtype Failure: Error
+
     /// The result once the operation has finished; nil before, even while it is finishing.
     ///
     /// Never nil once finished, and a `.failure` whenever `isCancelled` is true.
