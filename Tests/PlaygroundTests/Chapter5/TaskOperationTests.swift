@@ -81,17 +81,19 @@ struct TaskOperationTests {
     /// `ResultProducing` promises "nil before" finished. Before the fix the result was recorded
     /// in `willFinish()`, just before "finished" was stored, and `result` returned it at once: a
     /// reader that looks while the operation finishes saw a result beside `isFinished == false`
-    /// (seen failing on the old code in 10 of 10 runs: 13 to 168 such reads in 300 finishes).
+    /// (seen failing on the old code in 10 of 10 runs: 7 to 103 such reads in 200 finishes).
     /// A reader thread watches each operation of a serial queue from its closure's last line until
     /// it is finished.
-    @Test("result is nil until isFinished is true, also while the operation is finishing")
+    @Test(
+        "result is nil until isFinished is true, also while the operation is finishing",
+        .disabled(if: boundStretch > 1, "a race that needs the machine's speed; a sanitizer slows it tenfold"))
     func resultNilBeforeFinished() async {
         // The closure hands its operation to the reader and returns once the reader watches it;
         // the reader spins only while an operation finishes, and waits on a semaphore between.
         let handedOver = Locked<(operation: TaskOperation<Int>, watching: Flag)?>(nil)
         let next = DispatchSemaphore(value: 0)
         let contradictions = Counter()
-        let count = 300
+        let count = 200
         let reader = Thread {
             for _ in 0..<count {
                 guard next.wait(timeout: .now() + 30) == .success,

@@ -80,6 +80,8 @@ private final class WatchedOperation: AsyncOperation, @unchecked Sendable {
         }
     #else
         // A Mac's subclass sees each announcement itself (not run here: no Mac).
+        // kvo pairs checked by hand: this override only watches the base's didChangeValue calls, each
+        // of which follows its own willChangeValue, and passes them on unchanged.
         override func didChangeValue(forKey key: String) {
             if key == "isExecuting" && super.isExecuting { note(\.executing, "executing") }
             if key == "isFinished" && super.isFinished { note(\.finished, "finished") }
