@@ -28,8 +28,8 @@ import Foundation
 /// - Only the task finishes it: `finish()` traps, because the operation owes a result.
 /// - A closure that does not throw, or does not await, fits the same initialiser.
 ///
-/// It is `open` so that a subclass can watch it (its getters, `start()`, `cancel()`); its
-/// work is the closure, and `main()`, `finish()` and `willFinish()` are final.
+/// It is `open` so that a subclass can watch it (its getters, `start()`, `cancel()`,
+/// `willFinish()`); its work is the closure, and `main()` and `finish()` are final.
 open class TaskOperation<Success: Sendable>: AsyncOperation, ResultProducing, @unchecked Sendable {
     // @unchecked Sendable: `priority` and `work` are constants; `outcome` is a Locked; the
     // rest is the thread-safe superclass.
@@ -76,9 +76,11 @@ open class TaskOperation<Success: Sendable>: AsyncOperation, ResultProducing, @u
         onCancel { task.cancel() }
     }
 
-    /// Records the result just before "finished" is stored: `isCancelled` is final by now, so
-    /// the result cannot contradict it, and whoever learns "finished" finds it.
-    public final override func willFinish() {
+    /// Records the result just before "finished" is stored.
+    ///
+    /// `isCancelled` is final by now, so the result cannot contradict it, and whoever learns
+    /// "finished" finds it. An override calls `super.willFinish()` first.
+    open override func willFinish() {
         let cancelled = isCancelled
         outcome.withLock { outcome in
             outcome.final = cancelled ? .failure(CancellationError()) : outcome.pending
