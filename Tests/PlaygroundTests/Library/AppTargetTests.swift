@@ -37,6 +37,21 @@ import Testing
                     "error: main actor-isolated initializer 'init()' has different actor isolation from nonisolated overridden declaration"
                 ), "the compiler said: \(said)")
 
+            // A base shaped like the articles' (no init of its own): the first error is its isAsynchronous.
+            let articleShaped = try compiler.write(
+                """
+                import Foundation
+                class AsyncOperation: Operation, @unchecked Sendable {
+                    override var isAsynchronous: Bool { true }
+                }
+                """)
+            let saidOfIt = try await compiler.typecheck(files: [articleShaped])
+            let firstOfIt = saidOfIt.split(separator: "\n").first { $0.contains("error:") }.map(String.init) ?? ""
+            #expect(
+                firstOfIt.hasSuffix(
+                    "error: main actor-isolated getter for property 'isAsynchronous' has different actor isolation from nonisolated overridden declaration"
+                ), "the compiler said: \(saidOfIt)")
+
             // As the package has it, with a subclass written in the app without any annotation.
             let subclass = try compiler.write(
                 """
