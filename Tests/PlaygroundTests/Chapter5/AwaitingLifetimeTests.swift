@@ -82,7 +82,9 @@ struct AwaitingLifetimeTests {
         /// own start was already on its way, trap with a message that blamed a start by hand
         /// nobody wrote. Now they add it, and Foundation traps at once, as it does for
         /// `addOperation(_:)` of any operation that is in a queue already.
-        @Test("value(of:) of an operation someone else queued (suspended queue), cancelled: Foundation's trap at once")
+        @Test(
+            "value(of:) of an operation someone else queued (suspended queue), cancelled: Foundation's trap at once",
+            .exitTest)
         func valueOfAnOperationQueuedElsewhere() async {
             let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                 startWatchdog(seconds: 30)
@@ -99,8 +101,8 @@ struct AwaitingLifetimeTests {
         }
 
         @Test(
-            "run(_:) of an operation whose queue is starting it, cancelled: Foundation's trap at once, not a start by hand"
-        )
+            "run(_:) of an operation whose queue is starting it, cancelled: Foundation's trap at once, not a start by hand",
+            .exitTest)
         func runOfAnOperationQueuedElsewhere() async {
             let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                 startWatchdog(seconds: 30)

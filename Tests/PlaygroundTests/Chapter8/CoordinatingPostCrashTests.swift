@@ -23,7 +23,7 @@ import Testing
         @Test(
             "concurrent completions: the article's ConcurrentOperationCoordinator crashes the process (first and final code)",
             .disabled(if: Self.underThreadSanitizer, "CoordinatingPostRaceDemos runs it under ThreadSanitizer"),
-            arguments: [false, true], .exitTest)
+            .exitTest, arguments: [false, true])
         func concurrentCompletionsCrash(final: Bool) async {
             // An exit test captures nothing: one call per coordinator.
             let result =

@@ -19,7 +19,7 @@ import Testing
         private static let taskOperation =
             ["Locked.swift", "ResultProducing.swift"].map { "Chapters/03-Cancellation/AsyncOperations/\($0)" }
             + ["TaskOperation.swift", "AwaitingOperations.swift"].map {
-                "Chapters/05-TaskOperation/TaskOperations/\($0)"
+                "Chapters/05-TaskOperations/TaskOperations/\($0)"
             }
 
         @Test("without nonisolated, the base does not compile: the error a learner sees first, and its one-word fix")

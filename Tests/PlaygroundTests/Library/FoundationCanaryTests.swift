@@ -24,7 +24,7 @@ import Testing
             /// program lets go of it, and the dependency follows the dangling pointer when it finishes.
             @Test(
                 "a cancelled BlockOperation freed while its dependency runs: the dependency crashes when it finishes",
-                .disabled(if: boundStretch > 1, crashesUnderASanitizer))
+                .disabled(if: boundStretch > 1, crashesUnderASanitizer), .exitTest)
             func freedWhileItsDependencyRuns() async {
                 await #expect(
                     processExitsWith: .failure,
@@ -63,7 +63,7 @@ import Testing
             /// The barrier block holds the operations added after it unretained too.
             @Test(
                 "a BlockOperation cancelled behind a pending barrier block and freed: the barrier crashes when it finishes",
-                .disabled(if: boundStretch > 1, crashesUnderASanitizer))
+                .disabled(if: boundStretch > 1, crashesUnderASanitizer), .exitTest)
             func freedBehindABarrier() async {
                 await #expect(
                     processExitsWith: .failure,
@@ -81,7 +81,8 @@ import Testing
             /// barrier, and — the operation being cancelled, so ready — asks the queue to look for
             /// work, which takes the same lock again.
             @Test(
-                "a cancelled BlockOperation added to a queue with a pending barrier block: addOperation never returns")
+                "a cancelled BlockOperation added to a queue with a pending barrier block: addOperation never returns",
+                .exitTest)
             func cancelledAddedBehindABarrierDeadlocks() async {
                 await #expect(
                     processExitsWith: .exitCode(watchdogFired),
@@ -126,7 +127,7 @@ import Testing
             /// still holds the operation, unretained, until it finishes.
             @Test(
                 "a dependency added to a BlockOperation that has run, which is then freed: the dependency crashes when it finishes",
-                .disabled(if: boundStretch > 1, crashesUnderASanitizer))
+                .disabled(if: boundStretch > 1, crashesUnderASanitizer), .exitTest)
             func lateDependencyOfAFinishedOperation() async {
                 await #expect(
                     processExitsWith: .failure,
@@ -145,7 +146,7 @@ import Testing
             /// still hold it — a crash, or at least a lost barrier block.
             @Test(
                 "cancelAllOperations() with a pending barrier block: the block never runs, or the process crashes",
-                .disabled(if: boundStretch > 1, crashesUnderASanitizer))
+                .disabled(if: boundStretch > 1, crashesUnderASanitizer), .exitTest)
             func cancelAllWithABarrierPending() async {
                 await #expect(
                     processExitsWith: .failure,

@@ -127,19 +127,3 @@ struct LibraryDesignTests {
         #expect(await upstreamReference.isFreed())
     }
 }
-
-#if os(macOS) || os(Linux)
-    @Suite("The library's traps, each in a child process")
-    struct LibraryTrapTests {
-        @Test("start() of an operation whose dependency has not finished traps, as Foundation's start() does")
-        func startBeforeDependencies() async {
-            await #expect(processExitsWith: .failure) {
-                let dependency = BlockOperation {}
-                let operation = CompletionOperation { $0() }
-                operation.addDependency(dependency)
-                operation.start()
-                exit(0)
-            }
-        }
-    }
-#endif

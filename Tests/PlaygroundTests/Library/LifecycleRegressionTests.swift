@@ -10,17 +10,6 @@ import Testing
 // Regression tests for the library's lifecycle defects: each failed on the code before its
 // fix (the commit that fixes it says how). Crash scenarios run in a child process.
 
-private let shortURL = URL(string: "https://short.example/ops")!
-private let articleURL = URL(string: "https://www.example.com/article")!
-private let web = LocalWeb(redirects: [shortURL: articleURL], pages: [articleURL: "<title>Article</title>"])
-
-/// A base operation whose work the test finishes by hand.
-private final class ManualOperation: AsyncOperation, @unchecked Sendable {
-    // @unchecked Sendable: adds only a thread-safe counter to a thread-safe superclass.
-    let mainRuns = Counter()
-    override func main() { mainRuns.increment() }
-}
-
 /// A result operation whose work answers on `held`, once the test releases it.
 private final class HeldResultOperation: AsyncResultOperation<String, UnfurlError>, @unchecked Sendable {
     // @unchecked Sendable: adds only `let` properties to a thread-safe superclass.
@@ -118,41 +107,6 @@ struct LifecycleRegressionTests {
         #expect(operation.result?.value == "done")
     }
 }
-
-@Suite("The library's lifetimes: every operation is freed once nothing but Foundation holds it")
-struct LifetimeRegressionTests {
-    @Test("an UploadOperation is freed after its upload, whether it ends or is cancelled", arguments: [false, true])
-    func uploadIsFreed(cancelling: Bool) async {
-        let reference = WeakReference()
-        do {
-            let upload = UploadOperation(chunkCount: 3, pace: .milliseconds(1)) { progress, operation in
-                if cancelling && progress.sent == 1 { operation.cancel() }
-            }
-            reference.object = upload
-            #expect(await OperationQueue().runs(upload))
-            #expect(upload.outcome == (cancelling ? .cancelled(afterChunks: 1) : .uploaded(chunks: 3)))
-        }
-        #expect(await reference.isFreed(), "the UploadOperation is still alive")
-    }
-}
-
-#if os(macOS) || os(Linux)
-    @Suite("The library's traps, each in a child process")
-    struct CrashRegressionTests {
-        @Test("TaskOperation: finish() from outside while the task runs traps instead of ending without a result")
-        func taskOperationFinishTraps() async {
-            await #expect(processExitsWith: .failure) {
-                let operation = TaskOperation { () async throws -> String in
-                    try await Task.sleep(nanoseconds: 60 * 1_000_000_000)
-                    return "slept"
-                }
-                operation.start()
-                operation.finish()
-                exit(0)
-            }
-        }
-    }
-#endif
 
 /// Counts `cancelledBeforeStart()` calls.
 private final class CountingCancelledBeforeStart: AsyncOperation, @unchecked Sendable {

@@ -16,7 +16,8 @@ import Testing
 struct QueueEdgeTests {
     #if os(macOS) || os(Linux)
         @Test(
-            "waitUntilAllOperationsAreFinished() of a suspended queue whose only operation finished cancelled returns")
+            "waitUntilAllOperationsAreFinished() of a suspended queue whose only operation finished cancelled returns",
+            .exitTest)
         func waitForASuspendedQueue() async {
             await #expect(processExitsWith: .success) {
                 startWatchdog(seconds: 30)  // a wait that never returns fails here
@@ -25,7 +26,9 @@ struct QueueEdgeTests {
             }
         }
 
-        @Test("start() by hand inside another queue's block, before a dependency finished, traps naming the mistake")
+        @Test(
+            "start() by hand inside another queue's block, before a dependency finished, traps naming the mistake",
+            .exitTest)
         func notReadyHandStartInAnotherQueue() async {
             let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                 startWatchdog(seconds: 30)

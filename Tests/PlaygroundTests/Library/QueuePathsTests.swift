@@ -20,7 +20,8 @@ import Testing
         /// (`FoundationCanaryTests.cancelledBehindABarrierFinishesAtOnce`), against Apple's
         /// `addBarrierBlock(_:)`; the package's operations do what Foundation's own do there.
         @Test(
-            "cancelled behind a pending barrier block: finished when a BlockOperation is, for every kind of operation")
+            "cancelled behind a pending barrier block: finished when a BlockOperation is, for every kind of operation",
+            .exitTest)
         func cancelledBehindABarrier() async {
             await #expect(processExitsWith: .success) {
                 startWatchdog(seconds: 120)
@@ -43,7 +44,7 @@ import Testing
         /// before the body. Had `run(_:)` cancelled the operation then, and added it after, Linux's
         /// Foundation would deadlock in `addOperation` behind the pending barrier block
         /// (`FoundationCanaryTests.cancelledAddedBehindABarrierDeadlocks`): it adds first.
-        @Test("run(_:) and value(of:) from a task that is already cancelled, with a barrier pending, return")
+        @Test("run(_:) and value(of:) from a task that is already cancelled, with a barrier pending, return", .exitTest)
         func alreadyCancelledAwaitWithABarrierPending() async {
             await #expect(processExitsWith: .success) {
                 startWatchdog(seconds: 60)
@@ -85,7 +86,7 @@ import Testing
             }
         }
 
-        @Test("a dependency added after the queue took the operation: it runs, as a BlockOperation does")
+        @Test("a dependency added after the queue took the operation: it runs, as a BlockOperation does", .exitTest)
         func lateDependency() async {
             await #expect(processExitsWith: .success) {
                 startWatchdog(seconds: 60)
@@ -98,7 +99,9 @@ import Testing
             }
         }
 
-        @Test("queue.addOperation(fetchTitle), then unfurl.then(fetchTitle): fetchTitle ends with a failure, no trap")
+        @Test(
+            "queue.addOperation(fetchTitle), then unfurl.then(fetchTitle): fetchTitle ends with a failure, no trap",
+            .exitTest)
         func lateChain() async {
             await #expect(processExitsWith: .success) {
                 startWatchdog(seconds: 60)
@@ -114,7 +117,7 @@ import Testing
         }
 
         #if os(Linux)
-            @Test("start() by hand while the queue is starting the operation traps, naming the mistake")
+            @Test("start() by hand while the queue is starting the operation traps, naming the mistake", .exitTest)
             func startByHandWhileTheQueueStartsIt() async {
                 let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                     startWatchdog(seconds: 60)

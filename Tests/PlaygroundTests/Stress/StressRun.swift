@@ -163,6 +163,7 @@ final class StressRun: Sendable {
         var random = SplitMix64(seed: seed)
         var plans: [Plan] = []
         var resultOperations: [Int] = []  // the indexes of .result and .chained operations
+        var fates: [Fate] = []  // plans[i].fate, without copying a plan each time
         for index in 0..<count {
             // Dependencies and upstreams among the 100 operations created just before: the
             // wave being added or the one before, which the run still holds. Not those that a
@@ -171,8 +172,10 @@ final class StressRun: Sendable {
             // make a circular dependency (the barrier waits for the dependent, which waits for
             // the operation, which waits for the barrier) — a programmer error (Apple,
             // `addDependency(_:)`) that only Foundation's cancel() would break.
-            let earlier = (max(0, index - 100)..<index).filter { plans[$0].fate != .runByCancelledTask }
-            let upstreams = resultOperations.reversed().prefix { $0 >= index - 100 }.filter(earlier.contains)
+            let earlier = (max(0, index - 100)..<index).filter { fates[$0] != .runByCancelledTask }
+            let upstreams = resultOperations.reversed().prefix { $0 >= index - 100 }.filter {
+                fates[$0] != .runByCancelledTask
+            }
             var kind = Kind.allCases.randomElement(using: &random)!
             if kind == .chained && upstreams.isEmpty { kind = .result }
             let fate: Fate =
@@ -209,6 +212,7 @@ final class StressRun: Sendable {
                     barrierAfter: Self.queuesWithBarriers.contains(queue) && Int.random(in: 0..<20, using: &random) == 0
                 ))
             if kind == .result || kind == .chained { resultOperations.append(index) }
+            fates.append(fate)
         }
         self.plans = plans
         queues = Self.queueWidths.map { width in
