@@ -1,5 +1,10 @@
-import AsyncOperations
-import Recording
+// In this package the base is a module of its own; copied into an app, it is in the app's module.
+#if canImport(AsyncOperations)
+    import AsyncOperations
+#endif
+#if canImport(Recording)
+    import Recording
+#endif
 
 /// An operation that runs a closure and finishes when the closure calls the completion
 /// callback it was given — from any thread, at any later time, or before it returns.
@@ -39,10 +44,14 @@ open class CompletionOperation: AsyncOperation, @unchecked Sendable {
         // The callback keeps the operation alive until the work calls it; finish() is
         // idempotent, so a callback called twice finishes once. (Recorder: the chapters'
         // pictures draw the work from here to its callback; nothing unless recorded.)
-        Recorder.current?.record(.workStarted, self)
+        #if canImport(Recording)
+            Recorder.current?.record(.workStarted, self)
+        #endif
         work(
             {
-                Recorder.current?.record(.workEnded, self)
+                #if canImport(Recording)
+                    Recorder.current?.record(.workEnded, self)
+                #endif
                 self.finish()
             }, { stop in self.onCancel(stop) })
     }

@@ -34,6 +34,27 @@ import Testing
             }
         }
 
+        /// A source check: an exit test without the trait holds a pool thread while its child
+        /// runs, and a loaded machine then times out unrelated tests.
+        @Test("every exit test of the package's tests carries .exitTest")
+        func everyExitTestHasTheTrait() throws {
+            let tests = Transcript.packageRoot.appendingPathComponent("Tests")
+            let paths = FileManager.default.enumerator(atPath: tests.path)?.compactMap { $0 as? String } ?? []
+            var exitTests = 0
+            for path in paths where path.hasSuffix(".swift") {
+                let text = try String(contentsOf: tests.appendingPathComponent(path), encoding: .utf8)
+                let lines = text.components(separatedBy: "\n")
+                for (index, line) in lines.enumerated() where line.contains("processExitsWith") {
+                    guard let start = lines[..<index].lastIndex(where: { $0.contains("@Test") }) else { continue }
+                    let end = lines[start...].firstIndex(where: { $0.contains("func ") }) ?? index
+                    let attribute = lines[start..<end].joined(separator: "\n")
+                    exitTests += 1
+                    #expect(attribute.contains(".exitTest"), "Tests/\(path):\(start + 1): add the .exitTest trait")
+                }
+            }
+            #expect(exitTests > 20, "found only \(exitTests) exit tests")
+        }
+
         /// Files in the temporary folder by which the children and the test meet.
         struct Handshake {
             let ready: URL
