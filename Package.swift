@@ -41,6 +41,9 @@ let contractKit: [Target] = [
         path: "Tests/ContractSubjects"
     ),
     .executableTarget(name: "contract-checks", dependencies: ["ContractSubjects"], path: "Tests/ContractChecks"),
+    // Chapter 3 ends with the kit, run on the articles' bases.
+    .executableTarget(
+        name: "chapter3-contract", dependencies: ["ContractSubjects"], path: "Chapters/03-Cancellation/contract"),
     .testTarget(name: "OperationContractTests", dependencies: ["OperationContract", "ContractSubjects"]),
 ]
 
@@ -96,7 +99,9 @@ let supportAndTests: [Target] =
         // Every chapter's libraries, and the support the tests share.
         .testTarget(
             name: "PlaygroundTests",
-            dependencies: libraries.map { .target(name: $0) } + ["TestSupport", "ChapterSupport", "Recording"]
+            dependencies: libraries.map { .target(name: $0) } + [
+                "TestSupport", "ChapterSupport", "Recording", "OperationContract",
+            ]
         ),
     ]
 
