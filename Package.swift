@@ -44,7 +44,8 @@ let contractKit: [Target] = [
     // Chapter 3 ends with the kit, run on the articles' bases.
     .executableTarget(
         name: "chapter3-contract", dependencies: ["ContractSubjects"], path: "Chapters/03-Cancellation/contract"),
-    .testTarget(name: "OperationContractTests", dependencies: ["OperationContract", "ContractSubjects"]),
+    .testTarget(
+        name: "OperationContractTests", dependencies: ["OperationContract", "ContractSubjects", "TestSupport"]),
 ]
 
 let supportAndTests: [Target] =

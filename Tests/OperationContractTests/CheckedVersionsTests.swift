@@ -1,6 +1,7 @@
 import ContractSubjects
 import Foundation
 import OperationContract
+import TestSupport
 import Testing
 
 /// The kit, run on every version of an operation that the chapters run, must give exactly the
@@ -36,7 +37,7 @@ struct CheckedVersionsTests {
             .syncOnly, .concurrentSolutionsBase, .asyncAwaitBase, .manualState, .fileUploadCancel,
             .everythingToKnowBase,
             .asyncAwaitTask, .swiftGenericsResult,
-        ].filter { !(underThreadSanitizer && $0.racesByDesign) }
+        ].filter { !(Sanitizer.thread && $0.racesByDesign) }
 
         @Test("each popular version fails exactly the clauses its chapter shows", arguments: popularVersions)
         func popularVersion(_ version: CheckedVersion) async throws {

@@ -104,13 +104,3 @@ import Testing
 func verdicts(of report: ContractReport) -> [ContractClause: ClauseVerdict] {
     Dictionary(uniqueKeysWithValues: report.results.map { ($0.clause, $0.verdict) })
 }
-
-/// Whether ThreadSanitizer watches this process (Linux): then the versions whose own data races
-/// are the point are skipped.
-let underThreadSanitizer: Bool = {
-    #if os(Linux)
-        return dlsym(nil, "__tsan_init") != nil
-    #else
-        return false
-    #endif
-}()

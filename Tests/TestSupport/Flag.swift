@@ -74,12 +74,5 @@ public final class EventLog: Sendable {
 ///
 /// A bound only decides when a broken version fails. Under ThreadSanitizer on a 2-core machine
 /// everything runs several times slower, the exit tests' children too; AddressSanitizer slows
-/// a run less, but the same way. Looked up on Linux only (the runtimes define `__tsan_init` and
-/// `__asan_init`); on Darwin, 1.
-public let boundStretch: Double = {
-    #if os(Linux)
-        return dlsym(nil, "__tsan_init") != nil || dlsym(nil, "__asan_init") != nil ? 4 : 1
-    #else
-        return 1
-    #endif
-}()
+/// a run less, but the same way (`Sanitizer`: looked up on Linux only).
+public let boundStretch: Double = Sanitizer.thread || Sanitizer.address ? 4 : 1

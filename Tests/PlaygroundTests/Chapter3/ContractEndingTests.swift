@@ -1,5 +1,6 @@
 import Foundation
 import OperationContract
+import TestSupport
 import Testing
 
 /// Chapter 3 ends with the contract kit run on the articles' bases: a program of its own,
@@ -9,7 +10,7 @@ import Testing
     struct ContractEndingTests {
         @Test(
             "chapter3-contract prints what chapter 3's README shows",
-            .disabled(if: PendingCancel.underThreadSanitizer, "two of the articles' bases race by design"))
+            .disabled(if: Sanitizer.thread, "two of the articles' bases race by design"))
         func readmeMatchesOutput() async throws {
             let expected = try Transcript.expected(chapter: "chapter3-contract", folder: "03-Cancellation")
             let printed = try await Transcript.run("chapter3-contract", within: 60)

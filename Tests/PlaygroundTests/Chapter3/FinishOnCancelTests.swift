@@ -12,7 +12,7 @@ import Testing
             cancel() finishes an operation that waits in its queue: Foundation warns, and once the queue looks \
             for work again it crashes (Linux)
             """,
-            .disabled(if: PendingCancel.underThreadSanitizer, PendingCancel.whyNotUnderThreadSanitizer), .exitTest)
+            .disabled(if: Sanitizer.thread, PendingCancel.whyNotUnderThreadSanitizer), .exitTest)
         func popularCancelCrashesTheQueue() async {
             // Linux: the warning, then a segfault in OperationQueue._schedule() when the resumed
             // queue walks its list. Darwin: only that the operation said "finished" while its

@@ -12,7 +12,7 @@ import Testing
             the popular cancel() on a pending operation: Foundation warns, and once the queue looks for work \
             again it crashes (Linux)
             """,
-            .disabled(if: PendingCancel.underThreadSanitizer, PendingCancel.whyNotUnderThreadSanitizer), .exitTest)
+            .disabled(if: Sanitizer.thread, PendingCancel.whyNotUnderThreadSanitizer), .exitTest)
         func popularCancelCrashesTheQueue() async {
             // The popular cancel() sets .finished while the operation still waits. Linux: the
             // warning, then a segfault in OperationQueue._schedule(). Darwin: the effect only.

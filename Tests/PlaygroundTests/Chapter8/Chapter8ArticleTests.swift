@@ -1,4 +1,5 @@
 import CoordinatingPost
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -104,7 +105,7 @@ struct Chapter8ArticleTests {
     #if os(macOS) || os(Linux)
         @Test(
             "serial: operations that complete at once nest one call each; a long list overflows the stack",
-            .disabled(if: StackOverflow.underThreadSanitizer, StackOverflow.whyNotUnderThreadSanitizer), .exitTest)
+            .disabled(if: Sanitizer.thread, StackOverflow.whyNotUnderThreadSanitizer), .exitTest)
         func serialOverflowsTheStack() async {
             // In a child process: the stack overflow kills it. The package's SerialCoordinator
             // runs the same 100,000 operations (Chapter8CoordinatorTests.manySynchronousCompletions).

@@ -22,7 +22,7 @@ import Testing
         /// of the same race is the race demos' evidence.
         @Test(
             "concurrent completions: the article's ConcurrentOperationCoordinator crashes the process (first and final code)",
-            .disabled(if: Self.underThreadSanitizer, "CoordinatingPostRaceDemos runs it under ThreadSanitizer"),
+            .disabled(if: Sanitizer.thread, "CoordinatingPostRaceDemos runs it under ThreadSanitizer"),
             .exitTest, arguments: [false, true])
         func concurrentCompletionsCrash(final: Bool) async {
             // An exit test captures nothing: one call per coordinator.
@@ -44,7 +44,7 @@ import Testing
                 if let result {
                     let printed = String(decoding: result.standardOutputContent, as: UTF8.self)
                     let rounds = printed.split(separator: "\n").count
-                    if Self.underAddressSanitizer {
+                    if Sanitizer.address {
                         let report = String(decoding: result.standardErrorContent, as: UTF8.self)
                         #expect(report.contains("ERROR: AddressSanitizer"), "round \(rounds): \(report.suffix(300))")
                     } else {
@@ -77,12 +77,5 @@ import Testing
             exit(EXIT_SUCCESS)
         }
 
-        #if os(Linux)
-            static let underThreadSanitizer = dlsym(nil, "__tsan_init") != nil
-            static let underAddressSanitizer = dlsym(nil, "__asan_init") != nil
-        #else
-            static let underThreadSanitizer = false
-            static let underAddressSanitizer = false
-        #endif
     }
 #endif

@@ -1,4 +1,5 @@
 import CoordinatingPost
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -75,7 +76,7 @@ final class Calls {
         /// any failure counts there.
         static var ending: ExitTest.Condition {
             #if os(Linux)
-                underAddressSanitizer ? .failure : .signal(SIGSEGV)
+                Sanitizer.address ? .failure : .signal(SIGSEGV)
             #else
                 .failure
             #endif
@@ -83,26 +84,10 @@ final class Calls {
 
         /// Under AddressSanitizer, the child's report must name the stack overflow.
         static func checkReport(of result: ExitTest.Result?) {
-            guard underAddressSanitizer, let result else { return }
+            guard Sanitizer.address, let result else { return }
             let report = String(decoding: result.standardErrorContent, as: UTF8.self)
             #expect(report.contains("stack-overflow"), "the child's report: \(report.suffix(500))")
         }
-
-        /// True in a process built with AddressSanitizer, whose runtime defines `__asan_init`
-        /// (on Linux, a nil handle is RTLD_DEFAULT). On Darwin not looked up: any failure counts.
-        #if os(Linux)
-            static let underAddressSanitizer = dlsym(nil, "__asan_init") != nil
-        #else
-            static let underAddressSanitizer = false
-        #endif
-
-        /// True in a process built with ThreadSanitizer (its runtime defines `__tsan_init`).
-        /// On Darwin not looked up (these tests have not been run there under ThreadSanitizer).
-        #if os(Linux)
-            static let underThreadSanitizer = dlsym(nil, "__tsan_init") != nil
-        #else
-            static let underThreadSanitizer = false
-        #endif
 
         /// Measured here (Linux, 2 cores, loaded): under ThreadSanitizer the child takes about
         /// 6 s to die of the overflow, and the other tests of the run made no progress until it

@@ -59,7 +59,7 @@
         /// status 1. Darwin: exit status 0, once the operation said "finished" while pending.
         static var popularEnding: ExitTest.Condition {
             #if os(Linux)
-                underAddressSanitizer ? .failure : .signal(SIGSEGV)
+                Sanitizer.address ? .failure : .signal(SIGSEGV)
             #else
                 .success
             #endif
@@ -74,7 +74,7 @@
             #expect(output.contains(finishedWhilePending), "output was: \(output.suffix(800))")
             #if os(Linux)
                 #expect(output.contains(warning), "output was: \(output.suffix(800))")
-                if underAddressSanitizer {
+                if Sanitizer.address {
                     #expect(output.contains("OperationQueue") && output.contains("_schedule"), "\(output.suffix(800))")
                 }
             #endif
@@ -90,16 +90,6 @@
                 #expect(!output.contains(warning), "output was: \(output.suffix(800))")
             #endif
         }
-
-        #if os(Linux)
-            /// True in a process built with AddressSanitizer (its runtime defines `__asan_init`).
-            static let underAddressSanitizer = dlsym(nil, "__asan_init") != nil
-            /// True in a process built with ThreadSanitizer (its runtime defines `__tsan_init`).
-            static let underThreadSanitizer = dlsym(nil, "__tsan_init") != nil
-        #else
-            static let underAddressSanitizer = false
-            static let underThreadSanitizer = false
-        #endif
 
         /// ThreadSanitizer's allocator does not hand freed memory out again soon: the dangling
         /// pointer still leads to the old operation, and the queue survives (measured here).
