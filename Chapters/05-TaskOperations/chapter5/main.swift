@@ -6,7 +6,11 @@ import Foundation
 import ManualState
 import TaskOperations
 
-let queue = OperationQueue.named("queue")  // a plain OperationQueue; names label the pictures
+// The pictures: this run is recorded when it runs with --timeline FOLDER (Scripts/draw-timelines).
+Timeline.recordIfAsked()
+
+// `.named`: an OperationQueue that reports what its callers do; names label the pictures.
+let queue = OperationQueue.named("queue")
 
 heading("An async closure inside an operation")
 let hello = TaskOperation {
