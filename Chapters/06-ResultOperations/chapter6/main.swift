@@ -68,7 +68,9 @@ waitOrExit(twice.bothCallsReturned, for: "the two finish(with:) calls")
 say("finish(with: first) returned \(twice.accepted[0]), finish(with: second) returned \(twice.accepted[1])")
 say("Result: \(describe(twice.result))")
 
-heading("The post's UnfurlURLOperation, cancelled by its queue")
+// No picture: the post's operations are final, so no subclass can watch them; what they print
+// is the story.
+heading("The post's UnfurlURLOperation, cancelled by its queue", drawn: false)
 // The post's own operation and base (SwiftGenericsPost; its base's start() prints "Starting"),
 // on a stand-in for URLSession whose cancelled tasks report the cancellation, as URLSession's
 // do. The queue cancels while the first unfurl's request is in flight and the second waits;
