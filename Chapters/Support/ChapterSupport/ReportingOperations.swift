@@ -63,15 +63,19 @@ public enum Reporting {}
 /// its operation's lane once it is made (`made(_:)`).
 public final class OperationWatch: @unchecked Sendable {
     // @unchecked Sendable: `reported` and `lane` are only touched under `lock`.
+    private let recorder: Recorder?
     private let lock = NSLock()
     private var reported: Set<EventKind> = []
     private var lane: Lane?
 
-    public init() {}
+    /// A watch that reports to `recorder`: the run's recording, if it has one.
+    public init(reportingTo recorder: Recorder? = Recorder.current) {
+        self.recorder = recorder
+    }
 
     /// Gives `operation`, just made, its lane: lanes are drawn in the order operations were made.
     public func made(_ operation: Operation) {
-        guard let recorder = Recorder.current else { return }
+        guard let recorder else { return }
         let lane = recorder.watch(operation)
         lock.withLock { self.lane = lane }
     }
@@ -79,7 +83,7 @@ public final class OperationWatch: @unchecked Sendable {
     /// `start()`: reports it, with the dependencies it waited for, then runs `start` (the
     /// superclass's) in the operation's lane.
     public func start(_ operation: Operation, _ start: () -> Void) {
-        guard let recorder = Recorder.current else { return start() }
+        guard let recorder else { return start() }
         _ = operation.isCancelled  // a cancel that took effect before this start is reported before it
         recorder.report(.start, of: operation, after: operation.dependencies)
         recorder.withLane(of: operation, start)
@@ -90,7 +94,7 @@ public final class OperationWatch: @unchecked Sendable {
     /// operation — drawn just before "finished" — as the chapters' work does: its callback (the
     /// upload's end, the request's answer, its cancellation) is what calls `finish`.
     public func main(_ operation: Operation, work: Bool = false, _ main: () -> Void) {
-        guard let recorder = Recorder.current else { return main() }
+        guard let recorder else { return main() }
         if work { reportOnce(.workStarted, of: operation) }
         recorder.withLane(of: operation, main)
     }
@@ -99,7 +103,7 @@ public final class OperationWatch: @unchecked Sendable {
     /// `main` (the superclass's) runs in the operation's lane, finished once it has returned —
     /// `Operation.start()` marks it finished right after, before anyone can see it.
     public func synchronousMain(_ operation: Operation, reportingReturn: Bool = false, _ main: () -> Void) {
-        guard let recorder = Recorder.current else { return main() }
+        guard let recorder else { return main() }
         recorder.reporting {
             reportOnce(.executing, of: operation)
             recorder.withLane(of: operation, main)
@@ -136,18 +140,18 @@ public final class OperationWatch: @unchecked Sendable {
     /// `block`, made to report `.completionBlock` when it begins: what a reporting subclass's
     /// `completionBlock` setter stores.
     public func completion(of operation: Operation, _ block: (@Sendable () -> Void)?) -> (@Sendable () -> Void)? {
-        Recorder.current?.reportingCompletion(of: operation, block) ?? block
+        recorder?.reportingCompletion(of: operation, block) ?? block
     }
 
     /// `body`, run in the lane of the operation once it is made: what it prints is drawn there.
     public func inLane<Result>(_ body: () throws -> Result) rethrows -> Result {
-        guard let recorder = Recorder.current, let lane = lock.withLock({ lane }) else { return try body() }
+        guard let recorder, let lane = lock.withLock({ lane }) else { return try body() }
         return try recorder.withLane(lane, body)
     }
 
     /// `work`, run as the operation's work: reported when it starts and ends, in its lane.
     public func work(_ work: () -> Void) {
-        guard let recorder = Recorder.current, let lane = lock.withLock({ lane }) else { return work() }
+        guard let recorder, let lane = lock.withLock({ lane }) else { return work() }
         recorder.record(.workStarted, in: lane)
         recorder.withLane(lane, work)
         recorder.record(.workEnded, in: lane)
@@ -158,7 +162,7 @@ public final class OperationWatch: @unchecked Sendable {
     /// so that a second reader waits for the first one's report: nothing that follows a change
     /// is recorded before it.
     private func reportOnce(_ kind: EventKind, of operation: Operation? = nil) {
-        guard let recorder = Recorder.current else { return }
+        guard let recorder else { return }
         lock.withLock {
             let endsWork = kind == .finished && reported.contains(.workStarted)
             for kind in endsWork ? [.workEnded, kind] : [kind] where reported.insert(kind).inserted {
