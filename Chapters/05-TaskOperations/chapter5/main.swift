@@ -56,7 +56,10 @@ let download = TaskOperation {
     try await Task.sleep(nanoseconds: 60 * 1_000_000_000)  // ends early only if cancelled
     return "downloaded"
 }.named("download")
-let awaiting = Task { try await queue.value(of: download) }
+// Timeline.awaiting: the pictures draw the awaiting task suspended until the call returns.
+let awaiting = Task {
+    try await Timeline.awaiting("queue.value(of:)", after: [download]) { try await queue.value(of: download) }
+}
 for await _ in started { break }
 say("The download has started; the user cancels the awaiting task")
 awaiting.cancel()

@@ -31,7 +31,9 @@ let resize = BlockOperation.named("resize") { say("resize") }
 let upload = BlockOperation.named("upload") { say("upload") }
 resize.addDependency(download)
 upload.addDependency(resize)
-await OperationQueue.named("queue").run([upload, resize, download])  // added in any order: the graph decides
+let steps = [upload, resize, download]  // added in any order: the graph decides
+// Timeline.awaiting: the pictures draw the awaiting task suspended until the call returns.
+await Timeline.awaiting("queue.run", after: steps) { await OperationQueue.named("queue").run(steps) }
 
 heading("Dependencies: await", drawn: false)
 func downloaded() async -> String { "photo" }
@@ -180,7 +182,8 @@ func makeExportOperation(_ name: String) -> BlockOperation {
     BlockOperation.named("export \(name)") { say("exported \(name)") }
 }
 let exporter = OperationQueue.named("exporter")
-await exporter.run(makeExportOperation("album"))
+let export = makeExportOperation("album")
+await Timeline.awaiting("queue.run", after: [export]) { await exporter.run(export) }
 say("the async caller goes on after the export")
 
 heading("Mixing: an operation runs a task group", drawn: false)

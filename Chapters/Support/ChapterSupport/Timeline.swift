@@ -55,11 +55,27 @@ public enum Timeline {
     /// Work named `lane` that is not an `Operation` (a coordinated operation, a task) begins:
     /// drawn as an executing bar.
     public static func workBegins(_ lane: String) {
-        Recorder.current?.record(.executing, lane: lane)
+        Recorder.current?.report(.executing, lane: lane)
     }
 
     /// The work named `lane` has ended (it calls its completion).
     public static func workEnds(_ lane: String) {
-        Recorder.current?.record(.finished, lane: lane)
+        Recorder.current?.report(.finished, lane: lane)
     }
+
+    /// An async function awaits `operations` (chapter 5's `queue.run(_:)`, `queue.value(of:)`,
+    /// `untilFinished()`), in `body`: drawn in the lane "awaiting task", suspended in `call`
+    /// until `body` returns (or throws), then resuming after `operations`. (`body` runs where the
+    /// caller does: in main.swift, on the main actor.)
+    public static func awaiting<Value>(
+        _ call: String, after operations: [Operation], isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> Value
+    ) async rethrows -> Value {
+        Recorder.current?.report(.suspends, lane: awaitingLane, detail: call)
+        defer { Recorder.current?.report(.resumes, lane: awaitingLane, after: operations) }
+        return try await body()
+    }
+
+    /// The lane of an async function that awaits operations.
+    static let awaitingLane = "awaiting task"
 }
