@@ -157,6 +157,16 @@ public final class OperationWatch: @unchecked Sendable {
         recorder.record(.workEnded, in: lane)
     }
 
+    /// `work`, run as the operation's asynchronous work (a task's closure): reported when it
+    /// starts and when it returns or throws. (A task moves between threads: what it prints is
+    /// not drawn in the operation's lane.)
+    public func asynchronousWork<Value>(_ work: () async throws -> Value) async rethrows -> Value {
+        guard let recorder, let lane = lock.withLock({ lane }) else { return try await work() }
+        recorder.record(.workStarted, in: lane)
+        defer { recorder.record(.workEnded, in: lane) }
+        return try await work()
+    }
+
     /// Reports `kind` the first time only, of `operation` (or of the lane it was given when it
     /// was made); "finished" ends the work that `main(_:work:_:)` began. Under the watch's lock,
     /// so that a second reader waits for the first one's report: nothing that follows a change

@@ -159,8 +159,10 @@ public final class Recorder: @unchecked Sendable {
     /// Gives `object` its lane now, and marks it as watched from outside: a reporting subclass
     /// reports all of its events (see `record(_:_:)`).
     public func watch(_ object: AnyObject) -> Lane {
-        lock.withLock {
+        let name = (object as? Operation)?.name  // read outside the lock: Foundation takes its own
+        return lock.withLock {
             let lane = lane(for: object)
+            if let name, !name.isEmpty { lane.name = name }
             lane.watched = true
             return Lane(number: lane.number)
         }

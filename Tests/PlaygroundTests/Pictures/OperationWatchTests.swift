@@ -68,6 +68,26 @@ struct OperationWatchTests {
         let lines = Self.lines(recorder)
         #expect(lines.firstIndex(of: "first: finished")! < lines.firstIndex(of: "second: start() after first")!)
     }
+
+    @Test("a closure run as the operation's asynchronous work is drawn from its start to its return, or its throw")
+    func asynchronousWork() async {
+        let recorder = Recorder()
+        recorder.beginSection("work")
+        let operation = BlockOperation()
+        operation.name = "task"
+        let watch = OperationWatch(reportingTo: recorder)
+        watch.made(operation)
+        let value = await watch.asynchronousWork {
+            await Task.yield()
+            return 42
+        }
+        #expect(value == 42)
+        await #expect(throws: CancellationError.self) { try await watch.asynchronousWork { throw CancellationError() } }
+        #expect(
+            Self.lines(recorder) == [
+                "task: its work starts", "task: its work ends", "task: its work starts", "task: its work ends",
+            ])
+    }
 }
 
 /// An asynchronous operation in another module than the base, watched as the chapters'
