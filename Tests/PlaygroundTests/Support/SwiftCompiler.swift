@@ -29,10 +29,16 @@ import TestSupport
         /// A fresh folder with the package's libraries that `source` imports built into it, each
         /// after the libraries its own files import.
         static func importedBy(_ source: String) async throws -> SwiftCompiler {
+            try await building(imports(in: source))
+        }
+
+        /// A fresh folder with `libraries` of the package built into it, each after the libraries
+        /// its own files import.
+        static func building(_ libraries: [String]) async throws -> SwiftCompiler {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("swiftc-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let compiler = SwiftCompiler(folder: folder)
-            for module in try buildOrder(of: imports(in: source)) {
+            for module in try buildOrder(of: libraries) {
                 let output = try await compiler.swiftc(
                     [
                         "-emit-module", "-parse-as-library", "-module-name", module.name, "-I", folder.path,
@@ -52,6 +58,18 @@ import TestSupport
             let file = folder.appendingPathComponent("client-\(UUID().uuidString).swift")
             try source.write(to: file, atomically: true, encoding: .utf8)
             let output = try await swiftc(["-typecheck", "-I", folder.path, file.path])
+            return output.status == 0 ? "" : output.text
+        }
+
+        /// Type-checks `source` as one more file of the package's library `library` (whose own
+        /// imports must be built here): "" if it compiles, else what the compiler said.
+        func typecheck(_ source: String, asPartOf library: String) async throws -> String {
+            guard let library = Self.library(named: library) else { throw TranscriptError("no library \(library)") }
+            let file = folder.appendingPathComponent("part-\(UUID().uuidString).swift")
+            try source.write(to: file, atomically: true, encoding: .utf8)
+            let output = try await swiftc(
+                ["-typecheck", "-parse-as-library", "-module-name", library.name, "-I", folder.path]
+                    + library.sources + [file.path])
             return output.status == 0 ? "" : output.text
         }
 
