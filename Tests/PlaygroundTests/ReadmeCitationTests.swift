@@ -41,12 +41,6 @@ struct ReadmeCitationTests {
         let files = TestCitations.files.filter { $0.path.hasPrefix("Tests/PlaygroundTests/") }
         #expect(files.count > 50, "found only \(files.count) test files")
         for file in files {
-            if let shared = TestCitations.sharedFiles[file.path] {
-                #expect(file.suites == shared, "\(file.path) holds \(file.suites): update TestCitations.sharedFiles")
-                #expect(
-                    file.suites.count > 1, "\(file.path) holds one suite now: remove it from TestCitations.sharedFiles")
-                continue
-            }
             #expect(
                 file.suites.count <= 1, "\(file.path) holds \(file.suites.count) suites: give each a file of its own")
             if let suite = file.suites.first {

@@ -5,9 +5,11 @@ import Foundation
 /// On Linux the queue checks `isFinished` once, right after `start()` returned, and sees
 /// false. From then on it waits for a "isFinished" notification that never comes: the
 /// operation stays in the queue, its dependents are never ready, and
-/// `waitUntilAllOperationsAreFinished()` never returns. (`waitUntilFinished()` on the
-/// operation itself reads the flag, and returns.)
-public final class SilentFinishOperation: LockedFlagsOperation, @unchecked Sendable {
+/// `waitUntilAllOperationsAreFinished()` never returns. So does a `waitUntilFinished()` — or
+/// `addOperations(_:waitUntilFinished: true)` — that was already waiting when the flag flipped:
+/// it read false, and nothing wakes it. Only a wait that begins after the flip reads true and
+/// returns at once.
+open class SilentFinishOperation: LockedFlagsOperation, @unchecked Sendable {
     // @unchecked Sendable: adds only `let`s to the superclass, whose flags are locked.
     private let workQueue: DispatchQueue
     private let started: @Sendable () -> Void

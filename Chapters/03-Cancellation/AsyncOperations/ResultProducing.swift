@@ -1,16 +1,22 @@
 import Foundation
 
-/// An operation that ends with a `Result`: chapter 5's `TaskOperation` and chapter 6's
-/// `AsyncResultOperation` both are. `value(of:)` awaits one, and chapter 7 chains them.
-public protocol ResultProducing<Success>: Operation {
+/// An operation that ends with a `Result`.
+///
+/// Chapter 5's `TaskOperation` and chapter 6's `AsyncResultOperation` both are; chapter 5's
+/// `value(of:)` awaits one, and chapter 7 chains them.
+nonisolated public protocol ResultProducing<Success>: Operation {
+    /// The value the operation produces when it succeeds.
     associatedtype Success: Sendable
+    /// The error it ends with otherwise; a cancelled operation's failure among them.
     associatedtype Failure: Error
-    /// The result once the operation has finished; nil before. Never nil once finished, and
-    /// a `.failure` whenever `isCancelled` is true.
+
+    /// The result once the operation has finished; nil before, even while it is finishing.
+    ///
+    /// Never nil once finished, and a `.failure` whenever `isCancelled` is true.
     var result: Result<Success, Failure>? { get }
 }
 
-extension ResultProducing {
+nonisolated extension ResultProducing {
     /// The result with its failure type erased: what chapter 7's chaining reads.
     public var outputResult: Result<Success, any Error>? {
         result?.mapError { $0 }

@@ -6,7 +6,10 @@ import ManualState
 ///
 /// Finishing an operation that is still waiting in its queue breaks the queue's
 /// bookkeeping: Foundation prints "went isFinished=YES without being started by the queue
-/// it is in", and on Linux the queue can afterwards spin forever in its scheduler.
+/// it is in" and lets the operation go, but on Linux it stays in the queue's list of
+/// operations to start. Once nothing else holds it, the next time the queue looks for work
+/// (resumed, or another operation ends) it follows a pointer into freed memory: a segfault in
+/// `OperationQueue._schedule()`.
 public final class FinishOnCancelOperation: ManualStateOperation, @unchecked Sendable {
     // @unchecked Sendable: adds only a `let` to a thread-safe superclass.
     private let report: @Sendable (String) -> Void

@@ -1,4 +1,7 @@
-import AsyncOperations
+// In this package the base is a module of its own; copied into an app, it is in the app's module.
+#if canImport(AsyncOperations)
+    import AsyncOperations
+#endif
 
 /// An operation that runs a closure and finishes when the closure calls the completion
 /// callback it was given — from any thread, at any later time, or before it returns.

@@ -8,8 +8,10 @@ extension EverythingToKnowPost {
     ///    quickly, on another thread) sets `.finished` first, then `start()` sets `.executing`:
     ///    the operation claims to be executing for ever. (With the article's two main-queue hops
     ///    that takes a race: `CompletionOperation`.)
-    /// 2. `cancel()` sets `.finished`, even for an operation still waiting in its queue —
-    ///    chapter 3's "went isFinished=YES without being started".
+    /// 2. `cancel()` sets `.finished` at once. For an operation still waiting in its queue that
+    ///    is chapter 3's "went isFinished=YES without being started", and on Linux a crash once
+    ///    the queue looks for work again; for a running one, the queue goes on (a serial queue
+    ///    starts the next operation) while its work still runs.
     /// 3. `state` is read and written from several threads without a lock: a data race, which
     ///    ThreadSanitizer reports (`Scripts/race-demos`).
     open class AsyncOperation: Operation, @unchecked Sendable {
@@ -52,7 +54,7 @@ extension EverythingToKnowPost {
 
         open override func cancel() {
             super.cancel()
-            state = .finished  // Bug 2: even if the operation has not started
+            state = .finished  // Bug 2: at once, whether it waits in its queue or its work runs
         }
     }
 }

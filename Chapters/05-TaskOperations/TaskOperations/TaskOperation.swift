@@ -1,9 +1,20 @@
-import AsyncOperations
 import Foundation
-import Recording
+
+// In this package the base is a module of its own; copied into an app, it is in the app's module.
+#if canImport(AsyncOperations)
+    import AsyncOperations
+#endif
+#if canImport(Recording)
+    import Recording
+#endif
 
 /// An operation that runs an `async throws` closure in a `Task` and finishes when the task
-/// ends, keeping its outcome in `result`.
+/// ends, keeping its outcome in ``result``.
+///
+/// ```swift
+/// let greeting = TaskOperation { try await fetchGreeting() }
+/// let text = try await queue.value(of: greeting)  // or: add it, and read greeting.value once finished
+/// ```
 ///
 /// - The closure is `@Sendable`, so it never inherits the actor of the code that wrote it:
 ///   written in `main.swift` it still runs on the shared thread pool, not on the main actor
@@ -16,7 +27,10 @@ import Recording
 ///   A `cancel()` that comes once the task has ended changes nothing: the result stands.
 /// - Only the task finishes it: `finish()` traps, because the operation owes a result.
 /// - A closure that does not throw, or does not await, fits the same initialiser.
-public final class TaskOperation<Success: Sendable>: AsyncOperation, ResultProducing, @unchecked Sendable {
+///
+/// It is `open` so that a subclass can watch it (its getters, `start()`, `cancel()`,
+/// `willFinish()`); its work is the closure, and `main()` and `finish()` are final.
+open class TaskOperation<Success: Sendable>: AsyncOperation, ResultProducing, @unchecked Sendable {
     // @unchecked Sendable: `priority` and `work` are constants; `outcome` is a Locked; the
     // rest is the thread-safe superclass.
 
@@ -29,36 +43,44 @@ public final class TaskOperation<Success: Sendable>: AsyncOperation, ResultProdu
 
     /// - Parameters:
     ///   - priority: the priority of the task that runs `work`.
-    ///   - work: the asynchronous work; its return value or error becomes `result`.
+    ///   - work: the asynchronous work; its return value or error becomes ``result``.
     public init(priority: TaskPriority? = nil, _ work: @escaping Work) {
         self.priority = priority
         self.work = work
     }
 
-    /// The outcome once the operation has finished; nil before.
+    /// The outcome once the operation has finished; nil before, even while it is finishing.
     public var result: Result<Success, any Error>? {
-        outcome.withLock { $0.final }
+        // Recorded in willFinish(), just before "finished" is stored: read only once it is.
+        // (The base's isFinished, not an override's, which may read this property.)
+        super.isFinished ? outcome.withLock { $0.final } : nil
     }
 
-    public override func main() {
+    public final override func main() {
         let task = Task(priority: priority) { [work] in
-            Recorder.current?.record(.workStarted, self)  // the chapters' pictures: the task's run
+            #if canImport(Recording)
+                Recorder.current?.record(.workStarted, self)  // the chapters' pictures: the task's run
+            #endif
             let result: Result<Success, any Error>
             do {
                 result = .success(try await work())
             } catch {
                 result = .failure(error)
             }
-            Recorder.current?.record(.workEnded, self)
+            #if canImport(Recording)
+                Recorder.current?.record(.workEnded, self)
+            #endif
             self.outcome.withLock { $0.pending = result }
             super.finish()  // the base's finish: ours traps
         }
         onCancel { task.cancel() }
     }
 
-    /// Records the result just before the queue learns "finished": `isCancelled` is final
-    /// by now, so the result cannot contradict it.
-    public override func willFinish() {
+    /// Records the result just before "finished" is stored.
+    ///
+    /// `isCancelled` is final by now, so the result cannot contradict it, and whoever learns
+    /// "finished" finds it. An override calls `super.willFinish()` first.
+    open override func willFinish() {
         let cancelled = isCancelled
         outcome.withLock { outcome in
             outcome.final = cancelled ? .failure(CancellationError()) : outcome.pending
@@ -66,12 +88,12 @@ public final class TaskOperation<Success: Sendable>: AsyncOperation, ResultProdu
     }
 
     /// Traps: only the operation's task finishes it, with the task's result.
-    public override func finish() {
+    public final override func finish() {
         preconditionFailure("\(type(of: self)) finishes when its task ends; finish() would leave it without a result")
     }
 }
 
-extension TaskOperation {
+nonisolated extension TaskOperation {
     /// The value, or the error that ended the operation; nil while it has not finished.
     public var value: Success? {
         get throws { try result?.get() }

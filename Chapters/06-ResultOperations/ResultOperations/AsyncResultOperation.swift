@@ -29,9 +29,11 @@ open class AsyncResultOperation<Success: Sendable, Failure: CancellableFailure>:
 
     public override init() {}
 
-    /// The result, once the operation has finished; nil before.
+    /// The result, once the operation has finished; nil before, even while it is finishing.
     public var result: Result<Success, Failure>? {
-        shared.withLock { $0.outcome }
+        // Recorded in willFinish(), just before "finished" is stored: given out only once it
+        // is. AsyncOperation's isFinished, since a subclass's override may read `result`.
+        super.isFinished ? shared.withLock { $0.outcome } : nil
     }
 
     /// Ends the operation with `result` — or with the cancellation's failure if it was

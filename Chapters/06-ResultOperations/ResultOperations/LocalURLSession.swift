@@ -19,8 +19,9 @@ import Foundation
 /// The answers are what `URLSession` answers (verified on Linux: `URLSessionAnswersTests`):
 /// the redirect table is followed, and the response is for the URL where it ends — status 200
 /// if the page exists, 404 if not, and 301 for a redirect without a target (no `Location` to
-/// follow) — never an error. So the post's `missingRedirectURL` (no response URL) does not
-/// happen here, as it practically does not on a real network. A GET gets the page's HTML.
+/// follow) — with no error. So the post's `missingRedirectURL` (no response URL) does not
+/// happen here, as it practically does not on a real network. A redirect loop is an error,
+/// `URLError(.httpTooManyRedirects)`, with no response. A GET gets the page's HTML.
 public struct LocalURLSession: DataTaskSession {
     public let web: LocalWeb
     /// Where completion handlers run. A test can hold a serial queue here to decide when a

@@ -77,10 +77,11 @@ public struct LocalWeb: HeadRequester, PageFetcher {
         case tooManyRedirects
     }
 
-    /// Follows the redirect table from `url`, at most 10 redirects.
+    /// Follows the redirect table from `url`, at most 16 redirects: the threshold Apple
+    /// documents for `URLSession` (on Linux it follows 20).
     func follow(_ url: URL) -> RedirectEnd {
         var current = url
-        for _ in 0..<10 {
+        for _ in 0...16 {  // the URL asked, then one per redirect
             guard let target = redirects[current] else {
                 return pages[current] == nil ? .missing(current) : .page(current)
             }

@@ -9,7 +9,8 @@ import Foundation
 /// - `progress.cancel()` cancels the operation (the cancellation handler calls `cancel()`),
 ///   and `cancel()` cancels the progress;
 /// - `progress.pause()` makes the work stop at its next safe point (between two steps) until
-///   `progress.resume()`. Nothing else pauses a running operation: a suspended queue does not.
+///   `progress.resume()`, however long that takes. Nothing else pauses a running operation: a
+///   suspended queue does not.
 ///
 /// Add `progress` as a child of a parent `Progress` to see several operations as one. A
 /// cancel while paused ends the pause: the work stops at once. With `steps: 0` the work has
@@ -19,15 +20,16 @@ import Foundation
 ///
 /// Open, so that a subclass can watch it (the chapter's pictures do).
 open class SteppedOperation: AsyncOperation, ProgressReporting, @unchecked Sendable {
-    // @unchecked Sendable: the base class guards its state; this subclass adds constants,
-    // semaphores, and `progress`, which its work thread updates under `progressUpdates` (on
-    // Linux, `Progress` takes no lock of its own).
+    // @unchecked Sendable: the base class guards its state; this subclass adds constants, a
+    // semaphore, a condition, and `progress`, which its work thread updates under
+    // `progressUpdates` (on Linux, `Progress` takes no lock of its own).
     public let progress: Progress
     private let steps: Int64
     private let label: String
     private let turnstile: Turnstile
     private let report: @Sendable (String) -> Void
-    private let resumed = DispatchSemaphore(value: 0)
+    /// Wakes a paused work to look again: `resume()` or `cancel()` was called.
+    private let pauseMayEnd = NSCondition()
     private let cancelCalled = DispatchSemaphore(value: 0)
 
     /// - Parameters:
@@ -49,10 +51,12 @@ open class SteppedOperation: AsyncOperation, ProgressReporting, @unchecked Senda
         progress.isPausable = true
         // [weak self]: the operation holds its progress, and the progress these handlers.
         progress.cancellationHandler = { [weak self] in self?.cancel() }
-        progress.resumingHandler = { [weak self] in self?.resumed.signal() }
-        onCancel { [progress, cancelCalled, resumed] in
+        // Foundation calls it for every resume(), paused or not: it only wakes the work, which
+        // looks at `isPaused` itself, so a stray call leaves nothing behind.
+        progress.resumingHandler = { [pauseMayEnd] in pauseMayEnd.withLock { pauseMayEnd.broadcast() } }
+        onCancel { [progress, cancelCalled, pauseMayEnd] in
             progress.cancel()  // and the other way round
-            resumed.signal()  // a paused work stops waiting, and sees the cancel
+            pauseMayEnd.withLock { pauseMayEnd.broadcast() }  // a paused work sees the cancel
             cancelCalled.signal()
         }
     }
@@ -91,7 +95,7 @@ open class SteppedOperation: AsyncOperation, ProgressReporting, @unchecked Senda
             if progress.isPaused {
                 report("\(label): paused before step \(step)")
                 turnstile.acknowledge()
-                guard resumed.wait(timeout: .now() + 10) == .success else { return finish() }
+                waitWhilePaused()
                 if isCancelled {
                     report("\(label): cancelled while paused, stops before step \(step)")
                     return finish()
@@ -102,6 +106,19 @@ open class SteppedOperation: AsyncOperation, ProgressReporting, @unchecked Senda
             turnstile.acknowledge()
         }
         finish()
+    }
+
+    /// Blocks the work's thread until `progress` is resumed or the operation cancelled, however
+    /// long that takes. It looks at `isPaused` and `isCancelled` under the condition's lock,
+    /// which the handlers take to wake it, so no wake-up falls between a look and the wait.
+    private func waitWhilePaused() {
+        pauseMayEnd.withLock {
+            while progress.isPaused, !isCancelled {
+                // Apple does not document whether `isPaused` reads false before the resuming
+                // handler runs (Linux: yes); if not, the next look, a second later, sees it.
+                _ = pauseMayEnd.wait(until: Date(timeIntervalSinceNow: 1))
+            }
+        }
     }
 }
 

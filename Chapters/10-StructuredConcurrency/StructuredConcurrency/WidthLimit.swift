@@ -6,7 +6,9 @@ import AsyncOperations
 ///
 /// The group starts `width` children, then one more each time one finishes. If `body`
 /// throws, the group cancels the children still running, starts no more, and rethrows the
-/// error. Cancelling the calling task cancels every child, as `cancelAllOperations()` would.
+/// error. Cancelling the calling task cancels every child, as `cancelAllOperations()` would,
+/// and starts no more: then it throws `CancellationError`, unless every element had started
+/// and returned its value.
 public func withWidthLimit<Element: Sendable, Value: Sendable>(
     _ width: Int,
     over elements: [Element],
@@ -31,7 +33,8 @@ public func withWidthLimit<Element: Sendable, Value: Sendable>(
                 next += 1
             }
         }
-        try Task.checkCancellation()  // cancelled before every element started
+        // Cancelled before every element started: some slots stay empty.
+        guard next == elements.count else { throw CancellationError() }
         return values.map { $0! }  // every child returned: every slot is filled
     }
 }

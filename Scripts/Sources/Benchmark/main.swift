@@ -4,7 +4,8 @@
 // OperationQueue doing the same work; chapter 5's awaiting, chapter 10's structured
 // counterparts; and last, how often chapter 4's bug 1 strikes the article's operation.
 // Run it with Scripts/benchmark (release build). Usage: benchmark [operations] [rounds], or
-// benchmark hops [rounds] for chapter 4's section alone.
+// benchmark hops [rounds] for chapter 4's section alone, benchmark finish-order [rounds] for
+// chapter 2's unforced window (FinishOrderWindow.swift).
 import AsyncOperations
 import CompletionOperations
 import Coordinators
@@ -22,6 +23,10 @@ import TaskOperations
 // `benchmark hops [rounds]` runs only chapter 4's section (the last one), with more rounds.
 if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "hops" {
     hopRaceSection(rounds: CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 11 : 11)
+    exit(0)
+}
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "finish-order" {
+    finishOrderSection(rounds: CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 8 : 8)
     exit(0)
 }
 

@@ -49,7 +49,7 @@ struct Chapter2ArticleTests {
     }
 
     #if os(macOS) || os(Linux)
-        @Test("ConcurrentSolutionsPost's main() traps: a subclass that forgets to override it crashes")
+        @Test("ConcurrentSolutionsPost's main() traps: a subclass that forgets to override it crashes", .exitTest)
         func forgottenMainTraps() async {
             await #expect(processExitsWith: .failure) {
                 ForgetsMainOnConcurrentSolutionsPost().start()

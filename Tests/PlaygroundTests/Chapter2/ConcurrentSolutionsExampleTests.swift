@@ -8,7 +8,7 @@ import Testing
 #if os(macOS) || os(Linux)
     @Suite("Chapter 2 — ConcurrentSolutionsPost's example, as its call site runs it")
     struct ConcurrentSolutionsExampleTests {
-        @Test("it prints Starting, Executing, then the caller's Operations finished")
+        @Test("it prints Starting, Executing, then the caller's Operations finished", .exitTest)
         func printsInOrder() async {
             let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
                 startWatchdog(seconds: 30)  // a call site that never returned would end the child, failing

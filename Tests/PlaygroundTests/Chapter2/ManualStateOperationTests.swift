@@ -68,7 +68,7 @@ struct ManualStateOperationTests {
     @Test("forgetting to announce isFinished leaves the dependent waiting, though the flag says finished (bounded)")
     func missingIsFinishedAnnouncement() async {
         let scene = await SilentFinishScene.afterTheQueueLooked()
-        #expect(scene.workDone, "the silent finish ran")
+        #expect(scene.workDone.isRaised, "the silent finish ran")
         #expect(scene.operation.isFinished, "its own flag says finished...")
         #expect(!scene.dependent.isReady, "...but the queue was never told, so the dependent is never ready")
         #expect(scene.queue.operations.contains(scene.operation), "and the queue still holds the operation")
@@ -80,11 +80,16 @@ struct ManualStateOperationTests {
     }
 
     #if os(Linux)
-        @Test("after a silent finish, waitUntilFinished() returns at once; waitUntilAllOperationsAreFinished() hangs")
+        // Linux: waitUntilFinished() reads isFinished and, while it is false, sleeps until an
+        // announcement of "isFinished" wakes it; addOperations(_:waitUntilFinished: true) calls
+        // it for each operation. Darwin: how either wait learns "finished" is not documented
+        // (not run on a Mac); that a silent flip wakes no waiter there either is inferred.
+        @Test(
+            """
+            after a silent finish, a waitUntilFinished() that begins only then returns at once; \
+            waitUntilAllOperationsAreFinished() hangs
+            """)
         func waitsAfterSilentFinish() async {
-            // Linux: waitUntilFinished() reads the operation's isFinished, which says true;
-            // the queue still holds the operation, so waiting for the queue never ends.
-            // Darwin: how either wait learns "finished" is not documented (not run on a Mac).
             let scene = await SilentFinishScene.afterTheQueueLooked()
             let (operation, queue) = (scene.operation, scene.queue)
             #expect(await blockingCall(within: 30) { operation.waitUntilFinished() }, "returns: the flag is true")
@@ -93,6 +98,44 @@ struct ManualStateOperationTests {
                 "the queue's wait does not return")
             operation.announceFinishedLate()  // also lets the blocked queue wait return
             #expect(await drained(queue))
+        }
+
+        @Test("a waitUntilFinished() already waiting when the flag flips silently never returns (bounded)")
+        func waitingBeforeSilentFinishHangs() async {
+            let scene = SilentFinishScene(released: .afterTheWaiterRead)
+            scene.queue.add([scene.operation, scene.dependent])
+            let returned = Flag()
+            let operation = scene.operation
+            Thread {
+                ThreadMark.set(WatchedSilentFinish.waiterMark)
+                operation.waitUntilFinished()
+                returned.raise()
+            }.start()
+
+            #expect(await scene.workDone.wait(), "the silent finish ran, after the waiter had read false")
+            #expect(operation.isFinished, "the flag says finished...")
+            #expect(await !returned.wait(seconds: 0.5), "...but the waiter read false before, and nothing wakes it")
+            operation.announceFinishedLate()  // the missing announcement wakes it
+            #expect(await returned.wait())
+            #expect(await drained(scene.queue))
+        }
+
+        @Test("the posts' addOperations(_:waitUntilFinished: true) around a silent finish never returns (bounded)")
+        func addOperationsWaitingHangs() async {
+            let scene = SilentFinishScene(released: .afterTheWaiterRead)
+            let returned = Flag()
+            let (operation, dependent, queue) = (scene.operation, scene.dependent, scene.queue)
+            Thread {
+                ThreadMark.set(WatchedSilentFinish.waiterMark)
+                queue.addOperations([operation, dependent], waitUntilFinished: true)
+                returned.raise()
+            }.start()
+
+            #expect(await scene.workDone.wait(), "the silent finish ran, after the call had begun to wait")
+            #expect(operation.isFinished)
+            #expect(await !returned.wait(seconds: 0.5), "addOperations never returns")
+            operation.announceFinishedLate()
+            #expect(await returned.wait())
         }
     #endif
 
@@ -116,32 +159,84 @@ struct ManualStateOperationTests {
     }
 }
 
-/// A `SilentFinishOperation` with a dependent, on a queue, and its silent finish released
-/// only after the queue has started it and taken its one look at `isFinished`.
+/// A `SilentFinishOperation` with a dependent, and a queue, with its silent finish held until
+/// the queue has started it and taken its one look at `isFinished` — and, for a waiter, until
+/// the waiter has read `isFinished` and got false.
 private struct SilentFinishScene {
-    let operation: SilentFinishOperation
-    let dependent: BlockOperation
-    let queue: OperationQueue
-    let workDone: Bool
+    enum Release {
+        /// Once the queue has looked.
+        case afterTheQueueLooked
+        /// Once the queue has looked and a thread marked `WatchedSilentFinish.waiterMark` read false.
+        case afterTheWaiterRead
+    }
 
+    let operation: WatchedSilentFinish
+    let dependent = BlockOperation {}
+    let queue = OperationQueue()
+    /// Raised once the silent finish has run.
+    let workDone: Flag
+
+    /// Builds the scene; the caller adds the operations to `queue`.
+    ///
     /// The queue runs `start()` — and, on Linux, its look at `isFinished` right after — in one
     /// block on its underlying dispatch queue. That queue is serial here, so a block sent to it
-    /// from `start()` runs only once that look is over: it releases the held work. Without
-    /// that, the silent finish could land before the look, and the queue would see it.
-    static func afterTheQueueLooked() async -> SilentFinishScene {
+    /// from `start()` runs only once that look is over. Without that, the silent finish could
+    /// land before the look, and the queue would see it.
+    init(released: Release) {
         let held = HeldQueue("silent-finish-work")
         let queuesThread = DispatchQueue(label: "the queue's thread")
         let workDone = Flag()
-        let operation = SilentFinishOperation(
-            on: held.queue,
-            started: { queuesThread.async { held.release() } },
-            workDone: workDone.raise)
-        let dependent = BlockOperation {}
+        let keysLeft = Locked(released == .afterTheWaiterRead ? 2 : 1)
+        let arrive: @Sendable () -> Void = {
+            if keysLeft.withLock({ keys in
+                keys -= 1
+                return keys == 0
+            }) {
+                held.release()
+            }
+        }
+        self.workDone = workDone
+        operation = WatchedSilentFinish(
+            on: held.queue, started: { queuesThread.async(execute: arrive) }, workDone: workDone.raise,
+            waiterReadFalse: arrive)
         dependent.addDependency(operation)
-        let queue = OperationQueue()
         queue.underlyingQueue = queuesThread
-        queue.add([operation, dependent])
-        return SilentFinishScene(
-            operation: operation, dependent: dependent, queue: queue, workDone: await workDone.wait())
+    }
+
+    /// The scene with its operations added, once the silent finish has run.
+    static func afterTheQueueLooked() async -> SilentFinishScene {
+        let scene = SilentFinishScene(released: .afterTheQueueLooked)
+        scene.queue.add([scene.operation, scene.dependent])
+        _ = await scene.workDone.wait()
+        return scene
+    }
+}
+
+/// `SilentFinishOperation` that tells when a waiter has read `isFinished` and got false: the
+/// first such read by a thread marked `waiterMark` calls `waiterReadFalse`.
+private final class WatchedSilentFinish: SilentFinishOperation, @unchecked Sendable {
+    // @unchecked Sendable: adds a Locked flag and a `let` to the superclass.
+    static let waiterMark = "silent-finish-waiter"
+    private let waiterReadFalse: @Sendable () -> Void
+    private let told = Locked(false)
+
+    init(
+        on workQueue: DispatchQueue, started: @escaping @Sendable () -> Void,
+        workDone: @escaping @Sendable () -> Void, waiterReadFalse: @escaping @Sendable () -> Void
+    ) {
+        self.waiterReadFalse = waiterReadFalse
+        super.init(on: workQueue, started: started, workDone: workDone)
+    }
+
+    override var isFinished: Bool {
+        let finished = super.isFinished
+        if !finished, ThreadMark.isSet(Self.waiterMark) {
+            let first = told.withLock { told in
+                defer { told = true }
+                return !told
+            }
+            if first { waiterReadFalse() }
+        }
+        return finished
     }
 }

@@ -11,8 +11,8 @@ import Testing
         static let deadlocked: Int32 = 3
 
         @Test(
-            "didChangeValue posted while holding the getters' lock deadlocks at the first announcement (bounded, in a child)"
-        )
+            "didChangeValue posted while holding the getters' lock deadlocks at the first announcement (bounded, in a child)",
+            .exitTest)
         func deadlocks() async {
             // An exit test runs in a child process: the deadlocked thread dies with it.
             let result = await #expect(

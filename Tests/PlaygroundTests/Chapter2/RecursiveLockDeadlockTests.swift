@@ -13,8 +13,8 @@ import Testing
         @Suite("Chapter 2 — a recursive lock does not prevent the deadlock with a waiting thread (Linux)")
         struct RecursiveLockDeadlockTests {
             @Test(
-                "announcing under a recursive lock deadlocks against waitUntilFinished() on another thread (bounded, in a child)"
-            )
+                "announcing under a recursive lock deadlocks against waitUntilFinished() on another thread (bounded, in a child)",
+                .exitTest)
             func inversionDeadlocks() async {
                 let result = await #expect(processExitsWith: .failure, observing: [\.standardOutputContent]) {
                     if !Self.waitReturns(announcingUnderLock: true, within: 2) {
@@ -28,7 +28,7 @@ import Testing
                 #expect(printed.contains("deadlocked"))
             }
 
-            @Test("the same operation announcing after unlocking: the wait returns")
+            @Test("the same operation announcing after unlocking: the wait returns", .exitTest)
             func outsideTheLockIsFine() async {
                 await #expect(processExitsWith: .success) {
                     exit(Self.waitReturns(announcingUnderLock: false, within: 30) ? 0 : 3)

@@ -8,7 +8,9 @@ import Testing
     #if os(Linux)
         @Suite("Chapter 3 — a Linux Foundation bug")
         struct BarrierCancelBugTests {
-            @Test("cancelAllOperations() with a pending addBarrierBlock crashes, or loses the barrier, on Linux")
+            @Test(
+                "cancelAllOperations() with a pending addBarrierBlock crashes, or loses the barrier, on Linux",
+                .exitTest)
             func cancellingABarrierBlockFails() async {
                 // Reproduced with swift-corelibs-foundation of Swift 6.3: a plain build crashes
                 // (bad pointer dereference); under ThreadSanitizer the barrier block never

@@ -7,27 +7,29 @@ import Testing
 #if os(macOS) || os(Linux)
     @Suite("Chapter 3 — finishing a pending operation from cancel()")
     struct FinishOnCancelTests {
-        @Test("Foundation warns when cancel() finishes an operation that waits in its queue")
-        func popularCancelIsWarnedAbout() async throws {
+        @Test(
+            """
+            cancel() finishes an operation that waits in its queue: Foundation warns, and once the queue looks \
+            for work again it crashes (Linux)
+            """,
+            .disabled(if: PendingCancel.underThreadSanitizer, PendingCancel.whyNotUnderThreadSanitizer), .exitTest)
+        func popularCancelCrashesTheQueue() async {
+            // Linux: the warning, then a segfault in OperationQueue._schedule() when the resumed
+            // queue walks its list. Darwin: only that the operation said "finished" while its
+            // queue had not started it; what the queue does next is not documented.
             let result = await #expect(
-                processExitsWith: .success, observing: [\.standardOutputContent, \.standardErrorContent]
+                processExitsWith: PendingCancel.popularEnding,
+                observing: [\.standardOutputContent, \.standardErrorContent]
             ) {
-                // FinishOnCancelOperation finishes itself in cancel(), though it is still pending.
-                PendingCancel.cancelWhilePendingThenExit(FinishOnCancelOperation { _ in })
+                PendingCancel.cancelWhilePendingThenResume { FinishOnCancelOperation { _ in } }
             }
-            // Exit status 0: it reported finished while its queue had not started it.
-            #if os(Linux)
-                // Linux's Foundation prints its warning to standard output.
-                let output = result.map(PendingCancel.printedOutput) ?? ""
-                #expect(output.contains(PendingCancel.warning), "output was: \(output)")
-            #else
-                // Darwin's Foundation logs it through its own logging: the effect is what counts.
-                _ = result
-            #endif
+            PendingCancel.checkPopularChild(result)
         }
 
-        @Test("AsyncOperation in the same situation: no warning, and the queue drains")
-        func safeCancelIsQuiet() async throws {
+        @Test(
+            "AsyncOperation in the same situation: not finished while pending, no warning, and the queue drains",
+            .exitTest)
+        func safeCancelIsQuiet() async {
             let result = await #expect(
                 processExitsWith: .success, observing: [\.standardOutputContent, \.standardErrorContent]
             ) {
@@ -35,15 +37,9 @@ import Testing
                     // @unchecked Sendable: no state of its own.
                     override func main() { finish() }
                 }
-                PendingCancel.cancelWhilePendingThenDrain(Quick())
+                PendingCancel.cancelWhilePendingThenResume { Quick() }
             }
-            // Exit status 0: not finished while pending, and the queue drained.
-            #if os(Linux)
-                let output = result.map(PendingCancel.printedOutput) ?? ""
-                #expect(!output.contains(PendingCancel.warning), "output was: \(output)")
-            #else
-                _ = result  // Darwin logs the warning elsewhere; the exit status is the check.
-            #endif
+            PendingCancel.checkFixedChild(result)
         }
     }
 #endif

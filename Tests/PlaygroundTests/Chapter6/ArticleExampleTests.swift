@@ -85,6 +85,24 @@ struct ArticleExampleTests {
         #expect(outcome(leadsNowhere.result) == "success(\(gone))")
     }
 
+    @Test(
+        """
+        a redirect loop: LocalURLSession answers, as URLSession does, with no response and \
+        URLError.httpTooManyRedirects, so the post's unfurl fails with it
+        """)
+    func redirectLoopIsAnError() async {
+        let loop = URL(string: "https://short.example/loop")!
+        var loopingWeb = web
+        loopingWeb.redirects[loop] = loop
+        let unfurl = PostUnfurl(shortURL: loop, session: LocalURLSession(web: loopingWeb))
+        #expect(await OperationQueue().runs(unfurl))
+        guard case .failure(.underlying(let error as URLError))? = unfurl.result else {
+            Issue.record("not a URLError: \(outcome(unfurl.result))")
+            return
+        }
+        #expect(error.code == .httpTooManyRedirects)
+    }
+
     @Test("cancel() after the unfurl finished replaces its success with failure(canceled)")
     func cancelAfterFinishOverwrites() async {
         let unfurl = PostUnfurl(shortURL: shortURL, session: LocalURLSession(web: web))
@@ -102,7 +120,7 @@ struct ArticleExampleTests {
     }
 
     #if os(macOS) || os(Linux)
-        @Test("the post's UnfurlURLOperation survives cancelAllOperations(): it overrides cancel()")
+        @Test("the post's UnfurlURLOperation survives cancelAllOperations(): it overrides cancel()", .exitTest)
         func articleExampleSurvivesCancelAll() async {
             await #expect(processExitsWith: .success) {
                 let queue = OperationQueue()
@@ -114,7 +132,7 @@ struct ArticleExampleTests {
             }
         }
 
-        @Test("a subclass that does not override cancel() crashes when its queue is cancelled")
+        @Test("a subclass that does not override cancel() crashes when its queue is cancelled", .exitTest)
         func subclassWithoutOverrideCrashes() async {
             await #expect(processExitsWith: .failure) {
                 let queue = OperationQueue()

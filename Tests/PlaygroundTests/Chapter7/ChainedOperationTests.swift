@@ -42,6 +42,7 @@ struct ChainedOperationTests {
         downstream.addDependency(unrelated)
         downstream.addDependency(upstream)
         #expect(await OperationQueue().runs([upstream, unrelated, downstream]))
+        #expect(upstream.watch.problem == nil)
         #expect(downstream.result?.value == "HELLO")
     }
 
@@ -50,6 +51,7 @@ struct ChainedOperationTests {
         let upstream = Value<String>(failing: .missingInput)
         let downstream = upstream.then(Uppercasing())
         #expect(await OperationQueue().runs([upstream, downstream]))
+        #expect(upstream.watch.problem == nil)
         #expect(downstream.result?.failureDescription == "input(upstreamFailed(missingInput))")
         #expect(!downstream.workRan)
     }
@@ -71,6 +73,7 @@ struct ChainedOperationTests {
             let upstream = Value("hello", releasing: released)
             let downstream = upstream.then(Uppercasing(releasing: released))
             #expect(await OperationQueue().runs([upstream, downstream]))
+            #expect(upstream.watch.problem == nil)
             #expect(downstream.result?.value == "HELLO")
         }
         // Both deinits run once the queue has let go of the finished operations; a reference

@@ -30,11 +30,15 @@ enum ChainTestFailure: ChainableFailure, CustomStringConvertible {
     }
 }
 
-/// An upstream operation that finishes at once with a given result.
+/// An upstream operation that finishes at once with a given result, watched (`FinishWatch`):
+/// its result is read at the moment its queue and dependents learn that it finished. A test
+/// that checks `watch.problem` fails if the result is recorded only after that moment, when
+/// a dependent that starts at once may not find it (a race its own result rarely shows).
 final class Value<Output: Sendable>: AsyncResultOperation<Output, ChainTestFailure>, @unchecked Sendable {
-    // @unchecked Sendable: constants only (a Sendable result, a thread-safe counter).
+    // @unchecked Sendable: constants only (a Sendable result, a thread-safe counter and watch).
     private let outcome: Result<Output, ChainTestFailure>
     private let released: Counter?
+    let watch = FinishWatch<Output, ChainTestFailure>()
 
     init(_ value: Output, releasing released: Counter? = nil) {
         outcome = .success(value)
@@ -49,6 +53,19 @@ final class Value<Output: Sendable>: AsyncResultOperation<Output, ChainTestFailu
     deinit { released?.increment() }
 
     override func main() { finish(with: outcome) }
+
+    override var isFinished: Bool { watch.isFinished(super.isFinished, of: self) }
+
+    #if !os(Linux)
+        // NSObject's, which a subclass can override on a Mac (not on Linux, where Foundation
+        // reads isFinished inside it): the watch reads isFinished just before the queue is told.
+        // kvo pairs checked by hand: this override passes on the base's own didChangeValue
+        // calls, each after its willChangeValue, and adds none.
+        override func didChangeValue(forKey key: String) {
+            watch.didChangeValue(forKey: key, of: self)
+            super.didChangeValue(forKey: key)
+        }
+    #endif
 }
 
 /// A downstream operation that uppercases its input, and tells whether its work ran.

@@ -89,6 +89,7 @@ struct PostChainingTests {
         let chosen = name.then(Uppercasing())
         chosen.addDependency(greeting)
         #expect(await OperationQueue().runs([greeting, name, ambiguous, chosen]))
+        #expect(greeting.watch.problem == nil && name.watch.problem == nil)
         #expect(ambiguous.result?.failureDescription == "input(ambiguousInput(providers: 2))")
         #expect(chosen.result?.value == "RIGHT: THE NAME")
     }

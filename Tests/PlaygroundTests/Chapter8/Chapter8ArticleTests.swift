@@ -104,8 +104,7 @@ struct Chapter8ArticleTests {
     #if os(macOS) || os(Linux)
         @Test(
             "serial: operations that complete at once nest one call each; a long list overflows the stack",
-            .disabled(if: StackOverflow.underThreadSanitizer, StackOverflow.whyNotUnderThreadSanitizer)
-        )
+            .disabled(if: StackOverflow.underThreadSanitizer, StackOverflow.whyNotUnderThreadSanitizer), .exitTest)
         func serialOverflowsTheStack() async {
             // In a child process: the stack overflow kills it. The package's SerialCoordinator
             // runs the same 100,000 operations (Chapter8CoordinatorTests.manySynchronousCompletions).

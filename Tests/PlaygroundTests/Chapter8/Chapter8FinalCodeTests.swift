@@ -56,8 +56,7 @@ struct Chapter8FinalCodeTests {
     #if os(macOS) || os(Linux)
         @Test(
             "the serial rewrite nests one call per operation too: 100,000 that complete at once overflow the stack",
-            .disabled(if: StackOverflow.underThreadSanitizer, StackOverflow.whyNotUnderThreadSanitizer)
-        )
+            .disabled(if: StackOverflow.underThreadSanitizer, StackOverflow.whyNotUnderThreadSanitizer), .exitTest)
         func serialRewriteOverflowsTheStack() async {
             let result = await #expect(processExitsWith: StackOverflow.ending, observing: [\.standardErrorContent]) {
                 let operations = (0..<100_000).map { _ in MyOperation() }

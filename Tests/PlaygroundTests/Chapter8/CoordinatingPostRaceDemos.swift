@@ -8,13 +8,13 @@ import Testing
 /// `raceDemo`).
 @Suite("Chapter 8 — race demos: the article's shared error arrays (RACE_DEMOS=1, under ThreadSanitizer)", .raceDemo)
 struct CoordinatingPostRaceDemos {
-    /// The article's `ConcurrentOperationCoordinator` appends every error to one
-    /// shared array from the operations' completions. Here the completions arrive on four threads at once,
-    /// as network completions do. ThreadSanitizer reports the race; without it, errors can
-    /// get lost (and then the completion is never called), the completion can be called
-    /// twice, or the array can be corrupted. Nothing is asserted about the outcome: the
-    /// demo's evidence is ThreadSanitizer's report, which Scripts/race-demos looks for. The
-    /// fixed coordinator runs the same scenario in
+    /// The article's `ConcurrentOperationCoordinator` appends every error to one shared array
+    /// from the operations' completions. Here the completions arrive on four threads begun
+    /// together, as network completions can. ThreadSanitizer reports the race; without it, errors
+    /// can get lost (and then the completion is never called), the completion can be called
+    /// twice, or the process crashes (CoordinatingPostCrashTests). Nothing is asserted about the
+    /// outcome: the demo's evidence is ThreadSanitizer's report, which Scripts/race-demos looks
+    /// for. The fixed coordinator runs the same scenario in
     /// Chapter8CoordinatorTests.concurrentCompletionsCollectSafely.
     @Test("the article's ConcurrentOperationCoordinator appends errors from concurrent completions")
     func concurrentOperationCoordinator() async {
@@ -36,16 +36,13 @@ struct CoordinatingPostRaceDemos {
         coordinator.perform(operations) { errors in
             calls.withLock { $0.append(errors.count) }
         }
-        let threads = 4
-        let threadsDone = Counter(target: threads)
-        for first in 0..<threads {
-            let share = stride(from: first, to: count, by: threads).map { operations[$0].carrier! }
-            Thread {
-                for carrier in share { carrier.complete() }
-                threadsDone.increment()
-            }.start()
+        let carriers = operations.map { $0.carrier! }
+        // Blocks until the four threads are done: on a thread of its own, off the cooperative pool.
+        _ = await blockingCall(within: 60) {
+            SimultaneousThreads.run(4) { thread in
+                for index in stride(from: thread, to: count, by: 4) { carriers[index].complete() }
+            }
         }
-        _ = await threadsDone.waitForTarget()
         let made = calls.withLock { $0 }
         print("\(type(of: coordinator)) called back \(made.count) times, with \(made) of \(count) errors")
     }
@@ -54,7 +51,7 @@ struct CoordinatingPostRaceDemos {
 /// Carries the article's completion, which is not `@Sendable`, to other threads — what code
 /// written before Swift concurrency does without the compiler seeing it (a network
 /// session calling back on its own queue).
-private final class CompletionCarrier: @unchecked Sendable {
+final class CompletionCarrier: @unchecked Sendable {
     // @unchecked Sendable: NOT safe, on purpose. It lets four threads call the article's
     // completion at once, which is the scenario this demo shows.
     let complete: () -> Void
@@ -62,10 +59,11 @@ private final class CompletionCarrier: @unchecked Sendable {
     init(_ complete: @escaping () -> Void) { self.complete = complete }
 }
 
-/// An operation of the article's kind that fails, and hands its completion to the demo. This
+/// An operation of the article's kind that fails, and hands its completion to the demo (and to
+/// `CoordinatingPostCrashTests`). This
 /// file imports Foundation, so the article's protocol needs its module's name: the clash the
 /// article warns about.
-private final class CarriedOperation: CoordinatingPost.Operation, @unchecked Sendable {
+final class CarriedOperation: CoordinatingPost.Operation, @unchecked Sendable {
     // @unchecked Sendable: `carrier` is written in perform(), before any thread starts, and
     // only read after.
     let id: Int

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-// The library where the main thread is involved: queues whose operations run on it, and
-// start() by hand on it. An exit test's body does not run on the main thread, so each scene
-// runs in the small program `library-scenes` (Tests/LibraryScenes), which fails with a line
+// The library's checks of start() where the main thread is involved: queues whose operations run
+// on it, and start() by hand on it. An exit test's body does not run on the main thread, so each
+// scene runs in the small program `library-scenes` (Tests/LibraryScenes), which fails with a line
 // saying why, traps, crashes, or is stopped by its watchdog (status 86).
 
 #if os(macOS) || os(Linux)
@@ -24,18 +24,6 @@ import Testing
             return (child.status, child.printedLines.joined(separator: "\n"), child.errorOutput)
         }
 
-        @Test("cancelled behind a pending barrier block, on a queue that runs on the main thread: no crash, freed")
-        func barrierOnTheMainThread() async throws {
-            let outcome = try await run("barrier-on-the-main-thread")
-            #expect(outcome.status == 0, "\(outcome.printed)\n\(outcome.errors)")
-        }
-
-        @Test("cancel() then start() by hand on the main thread, no queue: freed, the main queue untouched")
-        func cancelledHandStartOnTheMainThread() async throws {
-            let outcome = try await run("cancelled-hand-start-on-the-main-thread")
-            #expect(outcome.status == 0, "\(outcome.printed)\n\(outcome.errors)")
-        }
-
         @Test("start() by hand on the main thread before a dependency finished traps, naming the mistake")
         func notReadyHandStartOnTheMainThread() async throws {
             let outcome = try await run("not-ready-hand-start-on-the-main-thread")
@@ -49,18 +37,6 @@ import Testing
             let outcome = try await run("late-dependency-on-the-main-thread")
             #expect(outcome.status == 0, "\(outcome.printed)\n\(outcome.errors)")
         }
-
-        #if os(Linux)
-            /// The limit of the keeper (AsyncOperation.swift): on Linux the queue that starts an
-            /// operation on the main thread cannot be known, so no keeper waits for its barrier
-            /// blocks. On Darwin `OperationQueue.current` is expected to name the queue itself,
-            /// and the keeper to be made (inferred, not verified).
-            @Test("Linux: cancelled with a running dependency behind a barrier, on a main-thread queue: freed too soon")
-            func runningDependencyAndBarrierOnTheMainThread() async throws {
-                let outcome = try await run("running-dependency-and-barrier-on-the-main-thread")
-                #expect(outcome.status == 3, "\(outcome.printed)\n\(outcome.errors)")
-            }
-        #endif
 
         #if os(Linux)
             /// The limit of the check: on Linux, a block that the main thread runs from its run

@@ -5,40 +5,19 @@ import TaskOperations
 import TestSupport
 import Testing
 
-// The package's operations where a real app puts them: cancelled behind a barrier block on a
-// queue that runs on a global Dispatch queue, in a suspended queue, on a serial queue,
+// The package's operations where a real app puts them: in a suspended queue, on a serial queue,
 // started by hand from another queue's block, given a dependency that never runs. Scenes that
 // could crash or hang run in a child process with a watchdog.
 
 /// Serialized: its child processes, one at a time, leave the rest of the suite the processors.
 @Suite(
-    "The library on a queue's edges: suspended, serial, global, dependencies that never run", .serialized,
+    "The library on a queue's edges: suspended, serial, dependencies that never run", .serialized,
     .timeLimit(.minutes(2)))
 struct QueueEdgeTests {
     #if os(macOS) || os(Linux)
-        /// Dispatch ignores the barrier flag on a global queue, so there nothing orders work
-        /// after a barrier block that runs except the barrier's own dependents: an operation
-        /// that finished at once, cancelled, and was let go of, is freed while the barrier
-        /// still holds it — checked without waiting for a crash.
         @Test(
-            "cancelled while a barrier block runs, on a global, a concurrent or the default queue: alive until it ended"
-        )
-        func cancelledWhileABarrierRuns() async {
-            await #expect(processExitsWith: .success) {
-                startWatchdog(seconds: 60)
-                let underlying: [DispatchQueue?] = [.global(), DispatchQueue(label: "c", attributes: .concurrent), nil]
-                for queue in underlying {
-                    if let problem = EdgeScenes.cancelWhileABarrierRuns(underlying: queue) {
-                        print(problem, "on", queue?.label ?? "the default queue")
-                        exit(1)
-                    }
-                }
-                exit(0)
-            }
-        }
-
-        @Test(
-            "waitUntilAllOperationsAreFinished() of a suspended queue whose only operation finished cancelled returns")
+            "waitUntilAllOperationsAreFinished() of a suspended queue whose only operation finished cancelled returns",
+            .exitTest)
         func waitForASuspendedQueue() async {
             await #expect(processExitsWith: .success) {
                 startWatchdog(seconds: 30)  // a wait that never returns fails here
@@ -47,7 +26,9 @@ struct QueueEdgeTests {
             }
         }
 
-        @Test("start() by hand inside another queue's block, before a dependency finished, traps naming the mistake")
+        @Test(
+            "start() by hand inside another queue's block, before a dependency finished, traps naming the mistake",
+            .exitTest)
         func notReadyHandStartInAnotherQueue() async {
             let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                 startWatchdog(seconds: 30)
@@ -58,37 +39,6 @@ struct QueueEdgeTests {
             #expect(printed.contains("was started by hand before its dependencies finished"), "\(printed)")
         }
 
-        #if os(Linux)
-            /// Foundation's own bug, not the operations': `cancelAllOperations()` cancels the
-            /// barrier block too, which then never runs its block, finishes at once and is freed
-            /// while the operation before it still holds it, unretained: when that one finishes,
-            /// the process crashes (3 of 3 runs here; only if the freed memory was reused, so the
-            /// lost barrier block is what this test sees every time). Chapter 3's README says so.
-            @Test(
-                "cancelAllOperations() with a pending barrier block loses the barrier, or crashes, on Linux: package operations only"
-            )
-            func cancelAllWithABarrierPending() async {
-                await #expect(processExitsWith: .failure) {
-                    startWatchdog(seconds: 30)
-                    exit(Self.cancelAllBehindABarrier())
-                }
-            }
-
-            /// The scene: 0 if the barrier block ran, 2 if it was lost (or the process crashes).
-            /// Synchronous: it blocks, which only a child process's own threads may.
-            static func cancelAllBehindABarrier() -> Int32 {
-                let queue = OperationQueue()
-                let blocker = HeldOperation()
-                queue.addOperation(blocker)
-                blocker.running.wait()
-                let barrierRan = DispatchSemaphore(value: 0)
-                queue.addBarrierBlock { barrierRan.signal() }
-                for _ in 0..<3 { queue.addOperation(QuickOperation()) }
-                queue.cancelAllOperations()
-                blocker.release()
-                return barrierRan.wait(timeout: .now() + 0.5) == .success ? 0 : 2
-            }
-        #endif
     #endif
 
     // Bounded scenes that block their thread: each runs on a thread of its own
@@ -108,85 +58,15 @@ struct QueueEdgeTests {
         #expect(left.withLock { $0 } == 0)
     }
 
-    @Test("cancel() then start() by hand inside another queue's block: nothing lands in that queue")
+    @Test("cancel() then start() by hand inside another queue's block: finished and freed, that queue untouched")
     func cancelledHandStartInAnotherQueue() async {
         let freed = Locked(false)
         #expect(
             await blockingCall(within: 30) {
                 freed.withLock { $0 = EdgeScenes.cancelledHandStartInASerialQueuesBlock() }
             })
-        #expect(freed.withLock { $0 }, "a keeper of it waits in that queue, behind its other operations")
+        #expect(freed.withLock { $0 }, "something of it waits in that queue, behind its other operations")
     }
-
-    @Test("three operations cancelled behind a pending barrier block: the queue holds them, and nothing else")
-    func cancelledBehindABarrierStayInTheirQueue() async {
-        let queue = OperationQueue()
-        let blocker = HeldOperation()
-        queue.addOperation(blocker)
-        #expect(await blockingCall { blocker.running.wait() })
-        queue.addBarrierBlock {}
-        let operations = (0..<3).map { _ in QuickOperation() }
-        queue.add(operations)
-        for operation in operations { operation.cancel() }
-        // The barrier holds them back, as it holds back every operation added after it
-        // (Apple's addBarrierBlock(_:)): they finish once it has run, without their work.
-        // (Given time to finish at once, which a BlockOperation does.)
-        #expect(await !finishes(operations, within: 0.3))
-        let held = Set(queue.operations.map(ObjectIdentifier.init))
-        #expect(held == Set(([blocker] + operations).map(ObjectIdentifier.init)), "\(queue.operations)")
-        blocker.release()
-        #expect(await drained(queue))
-        #expect(operations.allSatisfy { $0.isFinished && $0.isCancelled })
-    }
-
-    #if os(Linux)
-        /// The case with a keeper in the queue (AsyncOperation.swift): cancelled while a listed dependency
-        /// still runs, the operation lets go of it and finishes at once — a barrier block may
-        /// hide behind that dependency, and Linux lists no barrier — so a keeper waits in its
-        /// queue for the barrier blocks, and `operationCount` counts it. Linux only: whether
-        /// Darwin starts a cancelled operation before a pending barrier block is not
-        /// documented (there, the keeper is made the same way; inferred, not verified).
-        @Test("Linux: cancelled while a listed dependency runs, a barrier pending: a keeper counts in operationCount")
-        func keeperCountsInOperationCount() async {
-            let queue = OperationQueue()
-            let blocker = HeldOperation()
-            let dependency = HeldOperation()
-            queue.addOperation(blocker)
-            OperationQueue().addOperation(dependency)
-            #expect(
-                await blockingCall {
-                    blocker.running.wait()
-                    dependency.running.wait()
-                })
-            queue.addBarrierBlock {}
-            let reference = WeakReference()
-            do {
-                let operation = QuickOperation()
-                reference.object = operation
-                operation.addDependency(dependency)
-                queue.addOperation(operation)
-                operation.cancel()
-                #expect(await queueLearnsFinished(operation))
-            }
-            let keeperCounted = await completes(within: 10) {
-                while !(queue.operationCount == 2 && queue.operations.contains { !($0 is HeldOperation) }) {
-                    try? await Task.sleep(for: .milliseconds(2))
-                }
-            }
-            #expect(keeperCounted, "\(queue.operations)")
-            #expect(reference.object != nil, "freed while the barrier block, which holds it, was pending")
-            blocker.release()
-            #expect(await drained(queue))
-            // The barrier block that drained() adds counts until Foundation removes it, just
-            // after it has run: polled, not read once.
-            let emptied = await completes(within: 10) {
-                while queue.operationCount != 0 { try? await Task.sleep(for: .milliseconds(2)) }
-            }
-            #expect(emptied, "\(queue.operations)")
-            #expect(await reference.isFreed())
-            dependency.release()
-        }
-    #endif
 
     @Test("a cancelled operation on a serial queue is freed once it finished, not when the line behind it has run")
     func cancelledOnASerialQueueIsFreedAtOnce() async {
@@ -240,16 +120,6 @@ struct QueueEdgeTests {
     }
 }
 
-/// True as soon as every operation of `operations` is finished, false after `seconds`.
-private func finishes(_ operations: [Operation], within seconds: Double) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while !operations.allSatisfy(\.isFinished) {
-        if ContinuousClock.now > deadline { return false }
-        try? await Task.sleep(for: .milliseconds(2))
-    }
-    return true
-}
-
 /// The scenes of `QueueEdgeTests`, synchronous: they block their thread (the child process's,
 /// never the cooperative pool's).
 enum EdgeScenes {
@@ -265,40 +135,6 @@ enum EdgeScenes {
             usleep(1_000)
         }
         return true
-    }
-
-    /// Queues an operation behind a barrier block, on a queue whose underlying queue is
-    /// `underlying`; lets the barrier block start and holds it there; cancels the operation
-    /// and lets go of it. Returns what went wrong, nil if nothing did.
-    static func cancelWhileABarrierRuns(underlying: DispatchQueue?) -> String? {
-        let queue = OperationQueue()
-        queue.underlyingQueue = underlying
-        let blocker = HeldOperation()
-        queue.addOperation(blocker)
-        blocker.running.wait()
-        let barrierRuns = DispatchSemaphore(value: 0)
-        let barrierMayEnd = DispatchSemaphore(value: 0)
-        queue.addBarrierBlock {
-            barrierRuns.signal()
-            _ = barrierMayEnd.wait(timeout: .now() + 30)
-        }
-        weak var weakOperation: Operation?
-        do {
-            let operation = QuickOperation()
-            weakOperation = operation
-            queue.addOperation(operation)
-            blocker.release()
-            barrierRuns.wait()  // the barrier block runs: it has not walked its dependents yet
-            operation.cancel()
-        }
-        // Time for an operation that finished at once, cancelled, to be freed (it takes a
-        // millisecond or so).
-        let freedEarly = eventually(within: 0.1) { weakOperation == nil }
-        barrierMayEnd.signal()
-        if freedEarly { return "freed while the barrier block, which holds it unretained, ran" }
-        guard eventually(within: 10, { queue.operationCount == 0 }) else { return "the queue never drained" }
-        guard eventually(within: 30, { weakOperation == nil }) else { return "never freed" }
-        return nil
     }
 
     /// An operation that its queue has sent to Dispatch is cancelled once the queue is

@@ -15,12 +15,15 @@ import TestSupport
 /// generator — so the seed of a failed run builds the same graph again. (The threads' timing
 /// is not replayed: a replay builds the same graph, and races it anew.)
 ///
-/// The run lets go of each operation as early as a real program would: it holds an
-/// operation only while later operations may still be made to depend on it (the wave being
-/// added and the one before); after that, only the queue, Foundation, the operations that
-/// depend on it, and a task awaiting it hold it. Use-after-free bugs of the kind Foundation's
-/// unretained dependents cause then crash (or, under AddressSanitizer, are reported) instead
-/// of hiding behind a test's references; weak references check that every operation is freed.
+/// The run lets go of each operation as early as Foundation allows a real program to: it holds
+/// an operation while later operations may still be made to depend on it (the wave being added
+/// and the one before), and until nothing holds it unretained any more — every dependency it
+/// was given has finished, and every barrier block that was pending in its queue when it was
+/// added has walked its dependents (Foundation keeps dependents unretained, also for
+/// `BlockOperation`s: chapter 3's README). After that, only the queue, Foundation, the operations
+/// that depend on it, and a task awaiting it hold it. A use after free of the package's own then
+/// crashes (or, under AddressSanitizer, is reported) instead of hiding behind a test's
+/// references; weak references check that every operation is freed.
 ///
 /// An operation depends only on operations created before it, so the graph has no cycle.
 /// Nobody calls `cancelAllOperations()`: operations are cancelled one by one, so waiting for
@@ -118,6 +121,21 @@ final class StressRun: Sendable {
     static let waveSize = 250
     /// How many barrier blocks were added, and how many ran.
     private let barriers = Locked((added: 0, ran: 0))
+    /// Per queue: how many barrier blocks were added to it, and how many have walked their
+    /// dependents (an operation added right after each barrier has started).
+    private let barriersByQueue = Locked(Array(repeating: (added: 0, walked: 0), count: StressRun.queueWidths.count))
+    /// The operations that something may still hold unretained, until it no longer may.
+    private let held = Locked<[Int: Held]>([:])
+
+    private struct Held {
+        let operation: Operation
+        /// Every dependency it was given (late ones too), and its upstream.
+        let dependencies: [Int]
+        let queue: Int
+        /// The barrier blocks of its queue that must have walked their dependents: those added
+        /// before it. (One that a task adds at a moment nobody chose waits for every barrier.)
+        let barriers: Int
+    }
 
     private struct WeakOperation {
         weak var operation: Operation?
@@ -145,6 +163,7 @@ final class StressRun: Sendable {
         var random = SplitMix64(seed: seed)
         var plans: [Plan] = []
         var resultOperations: [Int] = []  // the indexes of .result and .chained operations
+        var fates: [Fate] = []  // plans[i].fate, without copying a plan each time
         for index in 0..<count {
             // Dependencies and upstreams among the 100 operations created just before: the
             // wave being added or the one before, which the run still holds. Not those that a
@@ -153,8 +172,10 @@ final class StressRun: Sendable {
             // make a circular dependency (the barrier waits for the dependent, which waits for
             // the operation, which waits for the barrier) — a programmer error (Apple,
             // `addDependency(_:)`) that only Foundation's cancel() would break.
-            let earlier = (max(0, index - 100)..<index).filter { plans[$0].fate != .runByCancelledTask }
-            let upstreams = resultOperations.reversed().prefix { $0 >= index - 100 }.filter(earlier.contains)
+            let earlier = (max(0, index - 100)..<index).filter { fates[$0] != .runByCancelledTask }
+            let upstreams = resultOperations.reversed().prefix { $0 >= index - 100 }.filter {
+                fates[$0] != .runByCancelledTask
+            }
             var kind = Kind.allCases.randomElement(using: &random)!
             if kind == .chained && upstreams.isEmpty { kind = .result }
             let fate: Fate =
@@ -191,6 +212,7 @@ final class StressRun: Sendable {
                     barrierAfter: Self.queuesWithBarriers.contains(queue) && Int.random(in: 0..<20, using: &random) == 0
                 ))
             if kind == .result || kind == .chained { resultOperations.append(index) }
+            fates.append(fate)
         }
         self.plans = plans
         queues = Self.queueWidths.map { width in
@@ -235,6 +257,7 @@ final class StressRun: Sendable {
                 guard await waves[awaited].completed.waitForTarget(seconds: secondsLeft()) else { break }
                 awaited += 1
             }
+            letGoOfWhatNothingHolds()
             // Each operation is made after the ones it depends on, and finds them in `window`.
             for index in waves[wave].operations {
                 let operation = makeOperation(index)
@@ -278,6 +301,7 @@ final class StressRun: Sendable {
         if await !completes(within: secondsLeft(), { for task in tasks { await task.value } }) {
             problems.append("not every task that awaits an operation returned within \(seconds) s")
         }
+        letGoOfWhatNothingHolds(everything: barriers.ran == barriers.added)
         problems += check(0..<added)
         if problems.isEmpty { problems += await unfreed(within: secondsLeft()) }
         return problems
@@ -304,9 +328,19 @@ final class StressRun: Sendable {
             queue.addOperation(operation)
         }
         for dependency in plan.lateDependencies { operation.addDependency(heldOperation(dependency)) }
+        let barriersBefore = barriersByQueue.withLock { $0[plan.queue].added }
         if plan.barrierAfter {
             barriers.withLock { $0.added += 1 }
+            barriersByQueue.withLock { $0[plan.queue].added += 1 }
             queue.addBarrierBlock { [barriers] in barriers.withLock { $0.ran += 1 } }
+            // Started once the barrier has walked the operations that depend on it.
+            queue.addOperation { [barriersByQueue] in barriersByQueue.withLock { $0[plan.queue].walked += 1 } }
+        }
+        let dependencies = plan.dependencies + plan.lateDependencies + (plan.upstream.map { [$0] } ?? [])
+        held.withLock { held in
+            held[index] = Held(
+                operation: operation, dependencies: dependencies, queue: plan.queue,
+                barriers: plan.fate == .runByCancelledTask ? .max : barriersBefore)
         }
         switch plan.fate {
         case .cancelledAfterAdding: cancelDirectly(operation)
@@ -332,6 +366,25 @@ final class StressRun: Sendable {
     /// reference to it: only its queue and Foundation hold it, as in a real program.
     private func cancelDirectly(_ operation: Operation) {
         operation.cancel()
+    }
+
+    /// Lets go of the held operations that nothing can hold unretained any more: finished, their
+    /// dependencies finished (their completion blocks ran, which Foundation sends off after it has
+    /// walked their dependents), and the barrier blocks before them walked. With `everything`,
+    /// once every queue has drained, lets go of all of them.
+    private func letGoOfWhatNothingHolds(everything: Bool = false) {
+        let completions = ledger.withLock { $0.completions }
+        let walked = barriersByQueue.withLock { $0.map(\.walked) }
+        let released: [Operation] = held.withLock { held in
+            let free = held.filter { index, entry in
+                everything
+                    || (completions[index] > 0 && entry.dependencies.allSatisfy { completions[$0] > 0 }
+                        && walked[entry.queue] >= entry.barriers)
+            }
+            for index in free.keys { held[index] = nil }
+            return free.values.map(\.operation)
+        }
+        _ = released  // released here, outside the lock
     }
 
     /// Descriptions of the operations still alive once `seconds` have passed (an operation is

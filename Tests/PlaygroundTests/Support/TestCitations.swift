@@ -27,21 +27,6 @@ enum TestCitations {
         var folder: String { path.split(separator: "/").dropLast().joined(separator: "/") }
     }
 
-    /// The test files that still hold more than one suite, with their suites: the tests of the
-    /// base operation, which is being rewritten. Each suite is to get a file of its own, and the
-    /// file then leaves this list (a test fails while a file listed here holds one suite only).
-    static let sharedFiles: [String: [String]] = [
-        "Tests/PlaygroundTests/Chapter5/TaskOperationTests.swift": ["TaskOperationTests", "AwaitingOperationsTests"],
-        "Tests/PlaygroundTests/Library/LibraryDesignTests.swift": ["LibraryDesignTests", "LibraryTrapTests"],
-        "Tests/PlaygroundTests/Library/LifecycleRegressionTests.swift": [
-            "LifecycleRegressionTests", "LifetimeRegressionTests", "CrashRegressionTests",
-        ],
-    ]
-
-    /// The file of each suite that shares one (`sharedFiles`), by suite.
-    static let sharingAFile: [String: String] = Dictionary(
-        uniqueKeysWithValues: sharedFiles.flatMap { path, suites in suites.map { ($0, path) } })
-
     /// Every Swift test file of the package, read once.
     static let files: [TestFile] = (try? testFiles()) ?? []
 
@@ -80,14 +65,6 @@ enum TestCitations {
     /// `allowedFolders` (paths relative to the package), given every test file of the package.
     static func problems(_ citations: [Citation], files: [TestFile], allowedFolders: (String) -> Bool) -> [String] {
         citations.compactMap { citation in
-            if let file = sharingAFile[citation.suite],
-                let sharing = files.first(where: { $0.path == file && $0.suites.contains(citation.suite) })
-            {
-                if let test = citation.test, !sharing.tests.contains(test) {
-                    return "\(citation): \(sharing.path) has no test \(test)"
-                }
-                return nil
-            }
             let named = files.filter { $0.name == citation.suite }
             guard !named.isEmpty else {
                 let declaring = files.filter { $0.suites.contains(citation.suite) }.map(\.path)

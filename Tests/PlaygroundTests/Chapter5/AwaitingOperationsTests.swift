@@ -1,0 +1,116 @@
+import AsyncOperations
+import Foundation
+import ManualState
+import TaskOperations
+import TestSupport
+import Testing
+
+// These tests await value(of:) itself, which has no deadline of its own: the suite's time
+// limit (Swift Testing's smallest is a minute) fails a test that would otherwise hang.
+@Suite("Chapter 5 — awaiting operations from async code", .timeLimit(.minutes(1)))
+struct AwaitingOperationsTests {
+    @Test("run(_:) returns only once every operation has finished, however the queue orders them")
+    func runAwaitsAll() async {
+        let log = EventLog()
+        let queue = OperationQueue()
+        let last = BlockOperation { log.record("last") }
+        let first = TaskOperation { log.record("first") }
+        last.addDependency(first)
+        #expect(await queue.runs([last, first]))
+        #expect(log.events == ["first", "last"])
+        #expect(first.isFinished && last.isFinished)
+    }
+
+    @Test("untilFinished() waits for a queue that is suspended, and returns once it runs")
+    func untilFinishedFollowsTheQueue() async throws {
+        let queue = OperationQueue()
+        queue.isSuspended = true
+        let operation = TaskOperation { "ran" }
+        queue.addOperation(operation)
+        #expect(await !completes(within: 0.1) { await operation.untilFinished() })
+        queue.isSuspended = false
+        #expect(await completes { await operation.untilFinished() })
+        #expect(try operation.value == "ran")
+    }
+
+    @Test("cancelling the awaiting task cancels the operation, whose result is CancellationError")
+    func cancellingTheAwaitingTask() async {
+        let started = Flag()
+        let operation = TaskOperation { () async throws -> String in
+            started.raise()
+            try await Task.sleep(nanoseconds: 60 * 1_000_000_000)
+            return "slept a minute"
+        }
+        let queue = OperationQueue()
+        let awaiting = Task { try await queue.value(of: operation) }
+        #expect(await started.wait())
+        awaiting.cancel()
+        let outcome = await awaiting.result
+        #expect(outcome.isCancellationError)
+        #expect(operation.isCancelled && operation.isFinished)
+    }
+
+    @Test("untilFinished() only watches: cancelling the watching task leaves the operation running")
+    func watchingTaskCancelled() async throws {
+        let started = Flag()
+        let mayFinish = Flag()
+        let operation = TaskOperation { () async -> String in
+            started.raise()
+            _ = await mayFinish.wait()
+            return "finished for its owner"
+        }
+        let queue = OperationQueue()
+        queue.addOperation(operation)
+        let watching = Task { await operation.untilFinished() }
+        #expect(await started.wait())
+        watching.cancel()
+        // Like awaiting Task.value: the watcher goes on waiting, and the operation is not cancelled.
+        #expect(await !completes(within: 0.1) { await watching.value })
+        #expect(!operation.isCancelled && operation.isExecuting)
+        mayFinish.raise()
+        #expect(await completes { await watching.value })
+        #expect(try operation.value == "finished for its owner")
+    }
+
+    @Test("an awaiting task cancelled before it adds the operation: the operation never runs its closure")
+    func cancelledAwaitingTask() async {
+        let closureRan = Flag()
+        let operation = TaskOperation { closureRan.raise() }
+        let mayAwait = Flag()
+        let queue = OperationQueue()
+        let awaiting = Task {
+            _ = await mayAwait.wait()
+            try await queue.value(of: operation)
+        }
+        awaiting.cancel()
+        mayAwait.raise()
+        #expect(await awaiting.result.isCancellationError)
+        #expect(!closureRan.isRaised && operation.isFinished)
+    }
+
+    #if os(macOS) || os(Linux)
+        @Test(
+            "200 operations awaited at once on a 2-core machine: no thread is blocked, so none waits for another",
+            .exitTest)
+        func manyAwaitsAtOnce() async {
+            // With blocking waits, 200 waiting tasks would need 200 threads; the cooperative
+            // pool has one per core. Awaiting suspends instead, so this finishes at once. In a
+            // child process with a watchdog thread: were the pool's threads all blocked, not
+            // even a deadline of this test could fire.
+            await #expect(processExitsWith: .success) {
+                Thread {
+                    Thread.sleep(forTimeInterval: 30)
+                    exit(3)  // the awaits never finished
+                }.start()
+                let queue = OperationQueue()
+                let sum = await withTaskGroup(of: Int.self) { group in
+                    for index in 0..<200 {
+                        group.addTask { (try? await queue.value(of: TaskOperation { index })) ?? -1 }
+                    }
+                    return await group.reduce(0, +)
+                }
+                if sum != (0..<200).reduce(0, +) { exit(4) }
+            }
+        }
+    #endif
+}
