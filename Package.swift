@@ -9,13 +9,12 @@ let chapters: [Target] =
     + chapter(1, "SyncOnly")
     + chapter(2, "ManualState")
     // Chapter 3 finishes the asynchronous base operation: chapters 4–7 and 9 import AsyncOperations.
-    // (It, and chapter 5's TaskOperation and awaiting API, still report to the pictures' recorder
-    // until the base's rewrite drops those calls; no other library depends on a support target.)
-    + library("AsyncOperations", in: "03-Cancellation", uses: ["Recording"])
+    // No chapter library depends on a support target: the pictures watch them from outside.
+    + library("AsyncOperations", in: "03-Cancellation")
     + chapter(3, "Cancellation", uses: ["AsyncOperations", "ManualState"])
     + chapter(4, "CompletionOperations", uses: ["AsyncOperations"])
     // Chapter 5 adds the async/await post's generic operation to its namespace, AsyncAwaitPost (chapter 2).
-    + chapter(5, "TaskOperations", uses: ["AsyncOperations", "ManualState", "Recording"], showing: ["ManualState"])
+    + chapter(5, "TaskOperations", uses: ["AsyncOperations", "ManualState"], showing: ["ManualState"])
     + chapter(6, "ResultOperations", uses: ["AsyncOperations", "ManualState"])
     + chapter(7, "ChainedOperations", uses: ["AsyncOperations", "ResultOperations"])
     // Chapter 8 needs no OperationQueue, and no base operation. The article's own code is a module of

@@ -13,7 +13,8 @@ Timeline.recordIfAsked()
 let queue = OperationQueue.named("queue")
 
 heading("An async closure inside an operation")
-let hello = TaskOperation {
+// `Reporting.`: a TaskOperation that also reports to the pictures (chapter5/Reporting.swift).
+let hello = Reporting.TaskOperation {
     try await Task.sleep(nanoseconds: UInt64(Pacing.scale * 500_000_000))
     say("Executing")
     return "Hello World!"
@@ -51,7 +52,7 @@ say(greeting)
 
 heading("Cancelling the awaiting task cancels the operation")
 let (started, startedSignal) = AsyncStream.makeStream(of: Void.self)
-let download = TaskOperation {
+let download = Reporting.TaskOperation {
     startedSignal.yield()
     try await Task.sleep(nanoseconds: 60 * 1_000_000_000)  // ends early only if cancelled
     return "downloaded"

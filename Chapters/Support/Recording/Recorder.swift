@@ -156,26 +156,15 @@ public final class Recorder: @unchecked Sendable {
         }
     }
 
-    /// Gives `object` its lane now, and marks it as watched from outside: a reporting subclass
-    /// reports all of its events (see `record(_:_:)`).
+    /// Gives `object` its lane now, named after its Foundation `name`: for a reporting subclass
+    /// (ChapterSupport's `OperationWatch`), which reports its events in that lane.
     public func watch(_ object: AnyObject) -> Lane {
         let name = (object as? Operation)?.name  // read outside the lock: Foundation takes its own
         return lock.withLock {
             let lane = lane(for: object)
             if let name, !name.isEmpty { lane.name = name }
-            lane.watched = true
             return Lane(number: lane.number)
         }
-    }
-
-    /// What chapter 3's base and chapter 5's `TaskOperation` still report of themselves, from
-    /// their own files, until the `base` branch removes those calls: `object` did `kind`.
-    /// Ignored for an object that a reporting subclass watches (`watch(_:)`), so that each event
-    /// is drawn once, as seen from outside.
-    public func record(_ kind: EventKind, _ object: AnyObject, detail: String? = nil, after: [AnyObject] = []) {
-        let watched = lock.withLock { lanes[ObjectIdentifier(object)].map { $0.object === object && $0.watched } }
-        guard watched != true else { return }
-        report(kind, of: object, detail: detail, after: after)
     }
 
     /// The lane of `object`, to report events for it once it may be gone (a completion block
@@ -220,11 +209,6 @@ public final class Recorder: @unchecked Sendable {
                 to: sections.count - 1)
         }
     }
-
-    /// What chapter 5's awaiting API still reports of the awaiting task, from its own file, until
-    /// the `base` branch removes those calls: ignored, for the chapters draw the awaiting task from
-    /// outside (ChapterSupport's `Timeline.awaiting`).
-    public func record(_ kind: EventKind, lane name: String, detail: String? = nil, after: [AnyObject] = []) {}
 
     /// The code running on this thread did `kind`: the operation whose lane this thread is in
     /// (see `withLane`), else the main thread's lane, else "other threads".
@@ -379,8 +363,6 @@ final class ObjectLane {
     let typeName: String
     var name: String?
     var section: Int?
-    /// A reporting subclass reports its events (`Recorder.watch(_:)`).
-    var watched = false
     /// The `inAnyOrder` declarations it is in, and the kinds of events each covers (nil: all).
     var groups: [(id: Int, kinds: Set<EventKind>?)] = []
 

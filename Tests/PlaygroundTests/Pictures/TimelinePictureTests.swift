@@ -20,7 +20,7 @@ struct TimelinePictureTests {
         for operation in operations { recorder.register(operation) }
         if inAnyOrder { recorder.inAnyOrder(operations) }
         recorder.report(.finished, lane: "download")
-        for (lane, kind) in order { recorder.record(kind, operations[lane]) }
+        for (lane, kind) in order { recorder.report(kind, of: operations[lane]) }
         recorder.report(.start, lane: "upload")
         return recorder.recordedSections()
     }
@@ -68,8 +68,8 @@ struct TimelinePictureTests {
         let second = BlockOperation()
         recorder.register(first)
         recorder.register(second)
-        recorder.record(.start, second)
-        recorder.record(.start, first)
+        recorder.report(.start, of: second)
+        recorder.report(.start, of: first)
         recorder.report(.note, lane: "worker", detail: "ran")
         #expect(recorder.recordedSections()[0].lanes == ["worker", "BlockOperation", "BlockOperation (2)"])
     }
