@@ -57,16 +57,9 @@ let supportAndTests: [Target] =
             name: "benchmark",
             dependencies: [
                 "AsyncOperations", "ManualState", "CompletionOperations", "TaskOperations", "Coordinators",
-                "StructuredConcurrency", "AsyncOperationsWithoutRecording",
+                "StructuredConcurrency",
             ],
             path: "Scripts/Sources/Benchmark"
-        ),
-        // The benchmark's control: chapter 3's base compiled again, without the recorder (a
-        // link to Chapters/03-Cancellation/AsyncOperations, built with every report empty).
-        // It depends on Recording only so that `canImport(Recording)` is true there, as in the base.
-        .target(
-            name: "AsyncOperationsWithoutRecording", dependencies: ["Recording"],
-            path: "Scripts/Sources/AsyncOperationsWithoutRecording", swiftSettings: [.define("WITHOUT_RECORDING")]
         ),
         // Scripts/measure-stall: what blocking the cooperative thread pool costs (chapter 5).
         .executableTarget(name: "cooperative-stall", path: "Scripts/Sources/CooperativeStall"),
