@@ -9,6 +9,7 @@ let chapters: [Target] =
     + chapter(1, "SyncOnly")
     + chapter(2, "ManualState")
     // Chapter 3 finishes the asynchronous base operation: chapters 4–7 and 9 import AsyncOperations.
+    // No chapter library depends on a support target: the pictures watch them from outside.
     + library("AsyncOperations", in: "03-Cancellation")
     + chapter(3, "Cancellation", uses: ["AsyncOperations", "ManualState"])
     + chapter(4, "CompletionOperations", uses: ["AsyncOperations"])
@@ -51,25 +52,18 @@ let contractKit: [Target] = [
 let supportAndTests: [Target] =
     [
         // Records what a run does, for the pictures in each chapter's timelines folder (off
-        // unless a chapter runs with --timeline FOLDER). Every library reports to it.
+        // unless a chapter runs with --timeline FOLDER), as the chapters' executables observe it.
         .target(name: "Recording", path: "Chapters/Support/Recording"),
-        // Pacing, printing and drawing the pictures, for the chapters' executables.
+        // Pacing, printing, the reporting subclasses and drawing the pictures, for the executables.
         .target(name: "ChapterSupport", dependencies: ["Recording"], path: "Chapters/Support/ChapterSupport"),
         // Scripts/benchmark runs this in release mode.
         .executableTarget(
             name: "benchmark",
             dependencies: [
                 "AsyncOperations", "ManualState", "CompletionOperations", "TaskOperations", "Coordinators",
-                "StructuredConcurrency", "AsyncOperationsWithoutRecording",
+                "StructuredConcurrency",
             ],
             path: "Scripts/Sources/Benchmark"
-        ),
-        // The benchmark's control: chapter 3's base compiled again, without the recorder (a
-        // link to Chapters/03-Cancellation/AsyncOperations, built with every report empty).
-        // It depends on Recording only so that `canImport(Recording)` is true there, as in the base.
-        .target(
-            name: "AsyncOperationsWithoutRecording", dependencies: ["Recording"],
-            path: "Scripts/Sources/AsyncOperationsWithoutRecording", swiftSettings: [.define("WITHOUT_RECORDING")]
         ),
         // Scripts/measure-stall: what blocking the cooperative thread pool costs (chapter 5).
         .executableTarget(name: "cooperative-stall", path: "Scripts/Sources/CooperativeStall"),
@@ -139,7 +133,7 @@ func chapter(_ number: Int, _ name: String, uses: [String] = [], showing: [Strin
 func library(_ name: String, in folder: String, uses: [String] = []) -> [Target] {
     [
         .target(
-            name: name, dependencies: (uses + ["Recording"]).map { .target(name: $0) },
+            name: name, dependencies: uses.map { .target(name: $0) },
             path: "Chapters/\(folder)/\(name)")
     ]
 }

@@ -21,7 +21,7 @@ struct TimelineTests {
         #expect(problems.isEmpty, "Chapters/\(folder):\n\(problems.joined(separator: "\n"))")
     }
 
-    @Test("the README shows pictures from its own chapter's timelines folder", arguments: chapters)
+    @Test("the README shows pictures from its own chapter's timelines folder, every one of them", arguments: chapters)
     func readmeShowsItsOwnPictures(chapter: ChapterFolders.Chapter) throws {
         let problems = try TimelineCheck.readmeProblems(chapter: chapter.executable, folder: chapter.folder)
         #expect(problems.isEmpty, "Chapters/\(chapter.folder)/README.md:\n\(problems.joined(separator: "\n"))")

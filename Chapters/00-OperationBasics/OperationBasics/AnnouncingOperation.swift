@@ -1,9 +1,10 @@
 import Foundation
-import Recording
 
 /// An operation that says when the queue calls `start()` and when `start()` calls `main()`:
 /// it shows that a queue runs an operation by calling its `start()`, nothing else.
-public final class AnnouncingOperation: Operation, @unchecked Sendable {
+///
+/// Open, like `Operation` itself: a subclass may watch it too (the chapter's pictures do).
+open class AnnouncingOperation: Operation, @unchecked Sendable {
     // @unchecked Sendable: Operation is itself @unchecked Sendable; this subclass adds only
     // `let` properties set in init.
     private let label: String
@@ -14,25 +15,15 @@ public final class AnnouncingOperation: Operation, @unchecked Sendable {
         self.report = report
         super.init()
         self.name = name
-        Recorder.current?.register(self)  // for the chapter's pictures, when recorded
     }
 
-    public override func start() {
-        Recorder.current?.record(.start, self)
-        Recorder.inLane(of: self) { report("\(label): the queue called start()") }
+    open override func start() {
+        report("\(label): the queue called start()")
         super.start()  // the base start() sets executing, calls main(), then sets finished
     }
 
-    public override func main() {
-        Recorder.current?.record(.executing, self)
-        Recorder.inLane(of: self) { report("\(label): start() called main(), which is \(state(of: self))") }
+    open override func main() {
+        report("\(label): start() called main(), which is \(state(of: self))")
         // main() returns, and the base start() marks the operation finished.
-        Recorder.current?.record(.mainReturned, self)
-        Recorder.current?.record(.finished, self)
-    }
-
-    public override var completionBlock: (@Sendable () -> Void)? {
-        get { super.completionBlock }
-        set { super.completionBlock = Recorder.current?.reportingCompletion(of: self, newValue) ?? newValue }
     }
 }

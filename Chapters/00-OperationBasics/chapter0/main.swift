@@ -4,14 +4,18 @@ import ChapterSupport
 import Foundation
 import OperationBasics
 
+// The pictures: this run is recorded when it runs with --timeline FOLDER (Scripts/draw-timelines).
+Timeline.recordIfAsked()
+
 /// Pacing for a human watching; none when CHAPTER_PACING=0. It never decides an order.
 func pace(_ seconds: Double) {
     Thread.sleep(forTimeInterval: seconds * Pacing.scale)
 }
 
 // 1. A BlockOperation on an OperationQueue.
-// `.named`: Foundation's `name`, which also labels the operation's lane in the chapter's pictures
-// (`Scripts/draw-timelines`). They are plain BlockOperations and OperationQueues.
+// `.named`: Foundation's `name`, which also labels the operation's lane in the chapter's pictures.
+// They are a BlockOperation and an OperationQueue that report what happens to them for the
+// pictures (small subclasses in ChapterSupport), and change nothing else.
 heading("A BlockOperation on an OperationQueue")
 let queue = OperationQueue.named("queue")
 let hello = BlockOperation.named("hello") { say("hello from an operation") }
@@ -52,7 +56,7 @@ resize.addDependency(download)
 thumbnail.addDependency(download)
 upload.addDependency(resize)
 upload.addDependency(thumbnail)
-drawnTogether(resize, thumbnail)  // for the pictures: which of the two starts first is not caused
+Timeline.drawnTogether(resize, thumbnail)  // for the pictures: which of the two starts first is not caused
 widthTwo.addOperations([upload, thumbnail, resize, download], waitUntilFinished: true)  // any order: the graph decides
 say("most operations running at once: \(gauge.most)")
 
@@ -85,7 +89,7 @@ say("never more than \(serialGauge.most) at once")
 // 4. States: ready, executing, finished; and the completion block, which runs after.
 heading("States and the completion block")
 let completionRan = DispatchSemaphore(value: 0)
-let watched = AnnouncingOperation("watched", report: say)
+let watched = Reporting.AnnouncingOperation("watched", report: say)  // reports to the pictures too
 watched.completionBlock = { [weak watched] in  // weak: the operation holds this block
     say("completion block: the operation is \(watched.map { state(of: $0) } ?? "gone")")
     completionRan.signal()

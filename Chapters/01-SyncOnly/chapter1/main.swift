@@ -4,6 +4,9 @@ import Dispatch
 import Foundation
 import SyncOnly
 
+// The pictures: this run is recorded when it runs with --timeline FOLDER (Scripts/draw-timelines).
+Timeline.recordIfAsked()
+
 // The asynchronous work of this chapter runs on `heldWork`, a serial queue that we keep
 // suspended until the OperationQueue says it is done. So the order printed below is caused
 // by the bug, not by a sleep. An OperationQueue that waited for the asynchronous work would
@@ -14,16 +17,17 @@ let heldWork = DispatchQueue(label: "chapter1.held-async-work")
 heading("An asynchronous operation, added with waitUntilFinished: true")
 heldWork.suspend()  // the asynchronous work waits here until the queue has reported finished
 let executed = DispatchSemaphore(value: 0)
-let operation = SyncOnlyOperation(after: Pacing.delay(0.5), on: heldWork) {
+// `Reporting.`: a SyncOnlyOperation that also reports to the chapter's pictures (Reporting.swift).
+let operation = Reporting.SyncOnlyOperation(after: Pacing.delay(0.5), on: heldWork) {
     say("Executing")
     executed.signal()
 }
-// `.named`: Foundation's `name`, which labels the chapter's pictures; drawNote adds a step to them.
+// `.named`: Foundation's `name`, which labels the chapter's pictures; Timeline.note adds a step to them.
 let queue = OperationQueue.named("queue")
 queue.addOperations([operation.named("operation")], waitUntilFinished: true)
 say("Finish Execution")
 say("The queue says isFinished = \(operation.isFinished), but the work has not run yet.")
-drawNote("heldWork.resume()")
+Timeline.note("heldWork.resume()")
 heldWork.resume()  // only now can "Executing" be printed
 waitOrExit(executed, for: "the asynchronous work")
 
@@ -42,7 +46,7 @@ let steps = ["First", "Second"].map { name in
 }
 serialQueue.addOperations(steps, waitUntilFinished: false)  // both at once: First cannot start before Second is in
 serialQueue.waitUntilAllOperationsAreFinished()
-drawNote("heldWork.resume()")
+Timeline.note("heldWork.resume()")
 heldWork.resume()
 if asyncStepsDone.wait(timeout: .now() + 10) == .timedOut {
     say("Gave up waiting for the asynchronous steps.")

@@ -1,8 +1,10 @@
 import Foundation
-import Recording
 
 /// Chapter 1's delayed print, now on `ManualStateOperation`: the queue waits for it.
-public final class DelayedPrintOperation: ManualStateOperation, @unchecked Sendable {
+///
+/// Open, so that a subclass can watch it through the getters the queue reads (the chapter's
+/// pictures do); it overrides nothing else.
+open class DelayedPrintOperation: ManualStateOperation, @unchecked Sendable {
     // @unchecked Sendable: adds only `let` properties to a thread-safe superclass.
     private let delay: DispatchTimeInterval
     private let workQueue: DispatchQueue
@@ -19,19 +21,14 @@ public final class DelayedPrintOperation: ManualStateOperation, @unchecked Senda
     }
 
     public override func start() {
-        tell("Starting")
+        report("Starting")
         super.start()  // ManualStateOperation.start(), not Operation.start()
     }
 
     public override func main() {
         workQueue.asyncAfter(deadline: .now() + delay) {
-            self.tell("Executing")
+            self.report("Executing")
             self.finish()
         }
-    }
-
-    /// Reports `line` (in this operation's lane of the chapter's pictures, when recorded).
-    private func tell(_ line: String) {
-        Recorder.inLane(of: self) { report(line) }
     }
 }

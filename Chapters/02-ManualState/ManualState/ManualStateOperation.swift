@@ -1,5 +1,4 @@
 import Foundation
-import Recording
 
 /// Chapter 2's asynchronous operation: it owns its lifecycle instead of letting
 /// `Operation.start()` decide when it is finished.
@@ -25,18 +24,12 @@ open class ManualStateOperation: Operation, @unchecked Sendable {
     private let lock = NSLock()
     private var state = State.ready
 
-    public override init() {
-        super.init()
-        Recorder.current?.register(self)  // the chapter's pictures, when recorded: see ChapterSupport
-    }
-
     open override var isAsynchronous: Bool { true }
     open override var isExecuting: Bool { lock.withLock { state == .executing } }
     open override var isFinished: Bool { lock.withLock { state == .finished } }
 
     open override func start() {
         // Not super.start(): that would mark the operation finished when main() returns.
-        Recorder.current?.record(.executing, self)  // the chapter's pictures; nil unless recorded
         change(to: .executing)
         main()
     }
@@ -48,7 +41,6 @@ open class ManualStateOperation: Operation, @unchecked Sendable {
 
     /// Marks the operation finished; the queue, waiters and dependents learn it now.
     public func finish() {
-        Recorder.current?.record(.finished, self)
         change(to: .finished)
     }
 

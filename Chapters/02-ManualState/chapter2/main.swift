@@ -4,8 +4,12 @@ import Dispatch
 import Foundation
 import ManualState
 
+// The pictures: this run is recorded when it runs with --timeline FOLDER (Scripts/draw-timelines).
+Timeline.recordIfAsked()
+
 heading("The post's AsyncOperation: a concurrent queue, barrier writes")
-// `.named`: a plain OperationQueue with a Foundation `name`, which labels the chapter's pictures.
+// `.named`: an OperationQueue with a Foundation `name`, which labels the chapter's pictures, and
+// which reports what its callers do (a small subclass in ChapterSupport).
 let queue = OperationQueue.named("queue")
 // The post's example as its call site runs it: start() prints "Starting", main() "Executing".
 let articleOperation = ConcurrentSolutionsPost.AsyncOperationWithExample(delay: Pacing.delay(0.5))
@@ -13,12 +17,13 @@ queue.addOperations([articleOperation], waitUntilFinished: true)  // returns onl
 say("Operations finished")
 
 heading("The delayed print, now on ManualStateOperation")
-let operation = DelayedPrintOperation(after: Pacing.delay(0.5), report: say)
+// `Reporting.`: a DelayedPrintOperation that also reports to the chapter's pictures (Reporting.swift).
+let operation = Reporting.DelayedPrintOperation(after: Pacing.delay(0.5), report: say)
 queue.addOperations([operation], waitUntilFinished: true)  // returns only after finish()
 say("Operations finished")
 
 heading("A dependency waits for finish()")
-let download = DelayedPrintOperation(after: Pacing.delay(0.5)) { say("Download: \($0)") }
+let download = Reporting.DelayedPrintOperation(after: Pacing.delay(0.5)) { say("Download: \($0)") }
 download.name = "download"
 let dependentRan = DispatchSemaphore(value: 0)
 let process = BlockOperation.named("process") {

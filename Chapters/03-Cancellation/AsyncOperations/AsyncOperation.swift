@@ -62,11 +62,6 @@ nonisolated open class AsyncOperation: Operation, @unchecked Sendable {
     private static let finishedKey = ["isFinished"]
     private static let bothKeys = ["isExecuting", "isFinished"]
 
-    public override init() {
-        super.init()
-        reportCreated()  // the chapters' pictures (Reporting.swift)
-    }
-
     open override var isAsynchronous: Bool { true }
     open override var isExecuting: Bool {
         lock.withLock { state == .executing || state == .finishing(executing: true) }
@@ -84,7 +79,6 @@ nonisolated open class AsyncOperation: Operation, @unchecked Sendable {
     /// Not `super.start()`, which would finish the operation when `main()` returns. A subclass
     /// that overrides it calls `super.start()`, and acts on an early cancel in ``cancelledBeforeStart()``.
     open override func start() {
-        reportStart()  // the chapters' pictures (Reporting.swift)
         // One look under the lock decides; a cancel() that lands after it is main()'s to handle.
         let (seen, next) = lock.withLock {
             let seen = state
@@ -101,7 +95,7 @@ nonisolated open class AsyncOperation: Operation, @unchecked Sendable {
         if replaced == .starting(finishRequested: true) {
             if lock.withLock({ claimFinish() }) { announceFinish(ran: true) }
         } else if lock.withLock({ state == .executing }) {
-            runMain()  // main(), drawn in its lane of the chapters' pictures (Reporting.swift)
+            main()
         }
     }
 
@@ -153,7 +147,6 @@ nonisolated open class AsyncOperation: Operation, @unchecked Sendable {
             return cancelHandlers
         }
         guard let handlers else { return }
-        reportCancelled()  // the chapters' pictures (Reporting.swift)
         super.cancel()  // Foundation's cancel: a pending operation is ready at once
         for handler in handlers { handler() }
     }
@@ -175,7 +168,6 @@ nonisolated open class AsyncOperation: Operation, @unchecked Sendable {
     @discardableResult
     private func announce(_ keys: [String], storing newState: State) -> State {
         for key in keys { willChangeValue(forKey: key) }
-        reportState(executing: newState == .executing)  // the chapters' pictures: before anyone can see it
         let (replaced, dropped): (State, [@Sendable () -> Void]) = lock.withLock {
             let replaced = state
             enter(newState)
@@ -188,13 +180,3 @@ nonisolated open class AsyncOperation: Operation, @unchecked Sendable {
         return replaced
     }
 }
-
-#if !canImport(Recording)  // copied out of this package: no pictures to draw (Reporting.swift)
-    nonisolated extension AsyncOperation {
-        fileprivate func reportCreated() {}
-        fileprivate func reportStart() {}
-        fileprivate func reportState(executing: Bool) {}
-        fileprivate func reportCancelled() {}
-        fileprivate func runMain() { main() }
-    }
-#endif

@@ -2,9 +2,6 @@
 #if canImport(AsyncOperations)
     import AsyncOperations
 #endif
-#if canImport(Recording)
-    import Recording
-#endif
 
 /// An operation that runs a closure and finishes when the closure calls the completion
 /// callback it was given — from any thread, at any later time, or before it returns.
@@ -42,17 +39,7 @@ open class CompletionOperation: AsyncOperation, @unchecked Sendable {
 
     open override func main() {
         // The callback keeps the operation alive until the work calls it; finish() is
-        // idempotent, so a callback called twice finishes once. (Recorder: the chapters'
-        // pictures draw the work from here to its callback; nothing unless recorded.)
-        #if canImport(Recording)
-            Recorder.current?.record(.workStarted, self)
-        #endif
-        work(
-            {
-                #if canImport(Recording)
-                    Recorder.current?.record(.workEnded, self)
-                #endif
-                self.finish()
-            }, { stop in self.onCancel(stop) })
+        // idempotent, so a callback called twice finishes once.
+        work({ self.finish() }, { stop in self.onCancel(stop) })
     }
 }

@@ -4,11 +4,16 @@ import CompletionOperations
 import Dispatch
 import Foundation
 
+// The pictures: this run is recorded when it runs with --timeline FOLDER (Scripts/draw-timelines).
+Timeline.recordIfAsked()
+
 heading("Two CompletionOperations on a serial queue")
-let serialQueue = OperationQueue.named("serial")  // a plain OperationQueue; its name labels the pictures
+// `.named`: an OperationQueue that reports what its callers do; its name labels the pictures.
+let serialQueue = OperationQueue.named("serial")
 serialQueue.maxConcurrentOperationCount = 1
+// `Reporting.`: a CompletionOperation that also reports what happens to it (Reporting.swift).
 let operations = ["First", "Second"].map { name in
-    CompletionOperation { complete in
+    Reporting.CompletionOperation { complete in
         say("\(name) sync operation complete")
         DispatchQueue.global().asyncAfter(deadline: .now() + Pacing.delay(0.4)) {
             say("\(name) async operation complete")

@@ -4,9 +4,6 @@ import Foundation
 #if canImport(AsyncOperations)
     import AsyncOperations
 #endif
-#if canImport(Recording)
-    import Recording
-#endif
 
 // Awaiting operations from async code, without blocking a thread.
 //
@@ -44,16 +41,9 @@ nonisolated extension Operation {
     /// operation itself. The operation must be in a queue, or be started by someone, or this
     /// never returns.
     public func untilFinished() async {
-        #if canImport(Recording)
-            // The chapters' pictures draw the awaiting task suspended (nothing unless recorded).
-            Recorder.current?.record(.suspends, lane: "awaiting task", detail: "untilFinished()")
-        #endif
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             observe([self]) { continuation.resume() }
         }
-        #if canImport(Recording)
-            Recorder.current?.record(.resumes, lane: "awaiting task", after: [self])
-        #endif
     }
 
     /// Adds `operations` to `queue` for the awaiting task, and suspends until all of them have
@@ -66,11 +56,6 @@ nonisolated extension Operation {
     /// it could not cancel yet, the body cancels once it has added it. Exactly one of them does.
     static func untilFinished(_ operations: [Operation], adding queue: OperationQueue) async {
         let progress = Locked((added: false, cancelRequested: false))
-        #if canImport(Recording)
-            // The chapters' pictures draw the awaiting task suspended (nothing unless recorded).
-            Recorder.current?.record(.suspends, lane: "awaiting task", detail: "queue.run")
-            defer { Recorder.current?.record(.resumes, lane: "awaiting task", after: operations) }
-        #endif
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 // The observers depend on the operations before the queue may run them.

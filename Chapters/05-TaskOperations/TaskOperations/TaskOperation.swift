@@ -4,9 +4,6 @@ import Foundation
 #if canImport(AsyncOperations)
     import AsyncOperations
 #endif
-#if canImport(Recording)
-    import Recording
-#endif
 
 /// An operation that runs an `async throws` closure in a `Task` and finishes when the task
 /// ends, keeping its outcome in ``result``.
@@ -58,18 +55,12 @@ open class TaskOperation<Success: Sendable>: AsyncOperation, ResultProducing, @u
 
     public final override func main() {
         let task = Task(priority: priority) { [work] in
-            #if canImport(Recording)
-                Recorder.current?.record(.workStarted, self)  // the chapters' pictures: the task's run
-            #endif
             let result: Result<Success, any Error>
             do {
                 result = .success(try await work())
             } catch {
                 result = .failure(error)
             }
-            #if canImport(Recording)
-                Recorder.current?.record(.workEnded, self)
-            #endif
             self.outcome.withLock { $0.pending = result }
             super.finish()  // the base's finish: ours traps
         }

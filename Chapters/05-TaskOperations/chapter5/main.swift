@@ -6,10 +6,15 @@ import Foundation
 import ManualState
 import TaskOperations
 
-let queue = OperationQueue.named("queue")  // a plain OperationQueue; names label the pictures
+// The pictures: this run is recorded when it runs with --timeline FOLDER (Scripts/draw-timelines).
+Timeline.recordIfAsked()
+
+// `.named`: an OperationQueue that reports what its callers do; names label the pictures.
+let queue = OperationQueue.named("queue")
 
 heading("An async closure inside an operation")
-let hello = TaskOperation {
+// `Reporting.`: a TaskOperation that also reports to the pictures (chapter5/Reporting.swift).
+let hello = Reporting.TaskOperation {
     try await Task.sleep(nanoseconds: UInt64(Pacing.scale * 500_000_000))
     say("Executing")
     return "Hello World!"
@@ -47,12 +52,15 @@ say(greeting)
 
 heading("Cancelling the awaiting task cancels the operation")
 let (started, startedSignal) = AsyncStream.makeStream(of: Void.self)
-let download = TaskOperation {
+let download = Reporting.TaskOperation {
     startedSignal.yield()
     try await Task.sleep(nanoseconds: 60 * 1_000_000_000)  // ends early only if cancelled
     return "downloaded"
 }.named("download")
-let awaiting = Task { try await queue.value(of: download) }
+// Timeline.awaiting: the pictures draw the awaiting task suspended until the call returns.
+let awaiting = Task {
+    try await Timeline.awaiting("queue.value(of:)", after: [download]) { try await queue.value(of: download) }
+}
 for await _ in started { break }
 say("The download has started; the user cancels the awaiting task")
 awaiting.cancel()

@@ -1,9 +1,10 @@
 import Foundation
-import Recording
 
 /// Finds where a short URL leads: asks for the headers of the short URL, and returns the URL
 /// that the request ended at, after its redirects.
-public final class UnfurlURLOperation: AsyncResultOperation<URL, UnfurlError>, @unchecked Sendable {
+///
+/// Open, so that a subclass can watch it (the chapters' pictures do).
+open class UnfurlURLOperation: AsyncResultOperation<URL, UnfurlError>, @unchecked Sendable {
     // @unchecked Sendable: constants only, on a thread-safe base.
     public let shortURL: URL
     private let web: any HeadRequester
@@ -16,12 +17,8 @@ public final class UnfurlURLOperation: AsyncResultOperation<URL, UnfurlError>, @
         self.web = web
     }
 
-    public override func main() {
-        // Recorder: the chapter's pictures draw the request as this operation's work (nothing
-        // unless recorded).
-        Recorder.current?.record(.workStarted, self)
+    open override func main() {
         let started = web.head(shortURL) { response in
-            Recorder.current?.record(.workEnded, self)
             switch response {
             case .success(let finalURL?): self.finish(with: .success(finalURL))
             case .success(nil): self.finish(with: .failure(.missingRedirectURL))
@@ -32,7 +29,6 @@ public final class UnfurlURLOperation: AsyncResultOperation<URL, UnfurlError>, @
         // error wins over .cancelled: the base records it.
         onCancel {
             started.cancel()  // a cancelled request never answers: finish here
-            Recorder.current?.record(.workEnded, self)
             self.finish(with: .failure(.cancelled))
         }
     }

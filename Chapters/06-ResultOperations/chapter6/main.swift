@@ -9,6 +9,9 @@ import ResultOperations
     import FoundationNetworking  // URLError on Linux
 #endif
 
+// The pictures: this run is recorded when it runs with --timeline FOLDER (Scripts/draw-timelines).
+Timeline.recordIfAsked()
+
 let shortURL = URL(string: "https://short.example/ops")!
 let brokenURL = URL(string: "https://short.example/broken")!
 let articleURL = URL(string: "https://www.example.com/articles/asynchronous-operations")!
@@ -20,23 +23,26 @@ let web = LocalWeb(
     pages: [articleURL: "<html><head><title>Asynchronous operations</title></head></html>"],
     latency: Pacing.delay(0.3)
 )
-let queue = OperationQueue.named("queue")  // a plain OperationQueue; its name labels the pictures
+// `.named`: an OperationQueue that reports what its callers do; names label the pictures.
+// `Reporting.`: the chapter's operations, which also report what happens to them (Reporting.swift).
+let queue = OperationQueue.named("queue")
 
 heading("Unfurling a short URL")
 say("Unfurling \(shortURL)")
-let unfurl = UnfurlURLOperation(shortURL: shortURL, web: web).named("unfurl")
+let unfurl = Reporting.UnfurlURLOperation(shortURL: shortURL, web: web).named("unfurl")
 queue.addOperations([unfurl], waitUntilFinished: true)
 say("Result: \(describe(unfurl.result))")
 
 heading("Every path ends with a result")
-let redirectWithoutTarget = UnfurlURLOperation(shortURL: brokenURL, web: web).named("no target")
-let unknownPage = UnfurlURLOperation(shortURL: URL(string: "https://short.example/gone")!, web: web).named("gone")
-drawnTogether(redirectWithoutTarget, unknownPage)  // the pictures: the queue runs both at once
+let redirectWithoutTarget = Reporting.UnfurlURLOperation(shortURL: brokenURL, web: web).named("no target")
+let goneURL = URL(string: "https://short.example/gone")!
+let unknownPage = Reporting.UnfurlURLOperation(shortURL: goneURL, web: web).named("gone")
+Timeline.drawnTogether(redirectWithoutTarget, unknownPage)  // the pictures: the queue runs both at once
 queue.addOperations([redirectWithoutTarget, unknownPage], waitUntilFinished: true)
 say("A redirect without a target: \(describe(redirectWithoutTarget.result))")
 say("A URL that leads nowhere: \(describe(unknownPage.result))")
 
-let cancelledEarly = UnfurlURLOperation(shortURL: shortURL, web: web).named("cancelled early")
+let cancelledEarly = Reporting.UnfurlURLOperation(shortURL: shortURL, web: web).named("cancelled early")
 cancelledEarly.cancel()
 queue.addOperations([cancelledEarly], waitUntilFinished: true)
 say("Cancelled before it starts: \(describe(cancelledEarly.result))")
@@ -48,21 +54,23 @@ serialQueue.maxConcurrentOperationCount = 1
 var slowWeb = web
 slowWeb.latency = DispatchTimeInterval.seconds(60)  // never answers in time: only the cancellation can end it
 slowWeb.onRequest = { (_: URL) in serialQueue.cancelAllOperations() }
-let running = UnfurlURLOperation(shortURL: shortURL, web: slowWeb).named("running")
-let pending = UnfurlURLOperation(shortURL: shortURL, web: slowWeb).named("pending")
-drawnTogether([running, pending], only: [.cancelled])  // cancelAllOperations() promises no order
+let running = Reporting.UnfurlURLOperation(shortURL: shortURL, web: slowWeb).named("running")
+let pending = Reporting.UnfurlURLOperation(shortURL: shortURL, web: slowWeb).named("pending")
+Timeline.drawnTogether([running, pending], only: [.cancelled])  // cancelAllOperations() promises no order
 serialQueue.addOperations([running, pending], waitUntilFinished: true)
 say("cancelAllOperations(), while it waits for the answer: \(describe(running.result))")
 say("cancelAllOperations(), while it waits in the queue: \(describe(pending.result))")
 
 heading("A result is set once")
-let twice = TwiceFinishingOperation().named("twice")
+let twice = Reporting.TwiceFinishingOperation().named("twice")
 queue.addOperation(twice)
 waitOrExit(twice.bothCallsReturned, for: "the two finish(with:) calls")
 say("finish(with: first) returned \(twice.accepted[0]), finish(with: second) returned \(twice.accepted[1])")
 say("Result: \(describe(twice.result))")
 
-heading("The post's UnfurlURLOperation, cancelled by its queue")
+// No picture: the post's operations are final, so no subclass can watch them; what they print
+// is the story.
+heading("The post's UnfurlURLOperation, cancelled by its queue", drawn: false)
 // The post's own operation and base (SwiftGenericsPost; its base's start() prints "Starting"),
 // on a stand-in for URLSession whose cancelled tasks report the cancellation, as URLSession's
 // do. The queue cancels while the first unfurl's request is in flight and the second waits;
@@ -93,7 +101,7 @@ func describePost(_ result: Result<URL, SwiftGenericsPost.UnfurlURLOperation.Err
 }
 
 /// Finishes with "first", then tries again with "second", and keeps what each call returned.
-final class TwiceFinishingOperation: AsyncResultOperation<String, UnfurlError>, @unchecked Sendable {
+class TwiceFinishingOperation: AsyncResultOperation<String, UnfurlError>, @unchecked Sendable {
     // @unchecked Sendable: `calls` is a Locked, the semaphore is thread-safe.
     private let calls = Locked<[Bool]>([])
     let bothCallsReturned = DispatchSemaphore(value: 0)

@@ -1,9 +1,10 @@
 import Foundation
-import Recording
 import ResultOperations
 
 /// Fetches the page at its input URL and returns the page's title.
-public final class FetchTitleOperation: ChainedAsyncResultOperation<URL, String, FetchTitleError>,
+///
+/// Open, so that a subclass can watch it (the chapter's pictures do).
+open class FetchTitleOperation: ChainedAsyncResultOperation<URL, String, FetchTitleError>,
     @unchecked Sendable
 {
     // @unchecked Sendable: constants only, on a thread-safe base.
@@ -14,12 +15,8 @@ public final class FetchTitleOperation: ChainedAsyncResultOperation<URL, String,
         super.init(input: url)
     }
 
-    public override func main(with url: URL) {
-        // Recorder: the chapter's pictures draw the request as this operation's work (nothing
-        // unless recorded).
-        Recorder.current?.record(.workStarted, self)
+    open override func main(with url: URL) {
         let started = web.get(url) { page in
-            Recorder.current?.record(.workEnded, self)
             switch page {
             case .success(let html): self.finish(with: Self.title(in: html).map { .success($0) } ?? .failure(.noTitle))
             case .failure(let error): self.finish(with: .failure(.underlying(error)))
@@ -29,7 +26,6 @@ public final class FetchTitleOperation: ChainedAsyncResultOperation<URL, String,
         // error wins over .cancelled: the base records it.
         onCancel {
             started.cancel()  // a cancelled request never answers: finish here
-            Recorder.current?.record(.workEnded, self)
             self.finish(with: .failure(.cancelled))
         }
     }

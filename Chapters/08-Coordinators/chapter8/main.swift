@@ -4,6 +4,9 @@ import Coordinators
 import Dispatch
 import Foundation
 
+// The pictures: this run is recorded when it runs with --timeline FOLDER (Scripts/draw-timelines).
+Timeline.recordIfAsked()
+
 /// The article's no-op operation, made visible: it says when it starts, and finishes on
 /// `worker` after a short pause.
 struct NoOp: CoordinatedOperation {
@@ -11,12 +14,12 @@ struct NoOp: CoordinatedOperation {
     let worker: DispatchQueue
 
     func perform(completion: @escaping @Sendable ((any Error)?) -> Void) {
-        workBegins(name)  // the chapter's pictures: this lane's bar begins (when recorded)
+        Timeline.workBegins(name)  // the chapter's pictures: this lane's bar begins
         say("\(name) started")
         worker.async {
             pause(0.2)
             say("\(name) finished")
-            workEnds(name)
+            Timeline.workEnds(name)
             completion(nil)
         }
     }

@@ -17,7 +17,9 @@ import Foundation
 /// nothing to do: its progress counts one unit, completed as soon as the work runs, so that a
 /// parent sees it done (a total of 0 units would stay at 0% for ever); fewer steps than 0 trap
 /// at `init`.
-public final class SteppedOperation: AsyncOperation, ProgressReporting, @unchecked Sendable {
+///
+/// Open, so that a subclass can watch it (the chapter's pictures do).
+open class SteppedOperation: AsyncOperation, ProgressReporting, @unchecked Sendable {
     // @unchecked Sendable: the base class guards its state; this subclass adds constants, a
     // semaphore, a condition, and `progress`, which its work thread updates under
     // `progressUpdates` (on Linux, `Progress` takes no lock of its own).

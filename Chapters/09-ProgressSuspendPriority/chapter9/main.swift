@@ -6,6 +6,9 @@ import Foundation
 import ProgressSuspendPriority
 import TaskOperations
 
+// The pictures: this run is recorded when it runs with --timeline FOLDER (Scripts/draw-timelines).
+Timeline.recordIfAsked()
+
 // This file never awaits: its top-level code is synchronous, so it may block the main thread in
 // its bounded waits. (Top-level code that awaits runs on the main actor; blocking it there would
 // starve any Task that needs it.)
@@ -24,7 +27,8 @@ func advance(_ turnstile: Turnstile, _ what: String) {
 }
 
 // 1. The queue's own progress counts operations that run the base start() only.
-// Only sections 4 and 6 have pictures (the names label them). In 1 and 7 two operations run at
+// Only sections 4 and 6 have pictures: `.named` gives an operation or a queue a Foundation name,
+// which labels them (and makes a BlockOperation and a queue that report to them). In 1 and 7 two operations run at
 // once; in 2, 3 and 5 an operation finishes its last step while the main thread prints: in
 // each, the order between some events is not caused, so no picture could be the same each run.
 heading("OperationQueue.progress", drawn: false)
@@ -77,7 +81,9 @@ say("finished: \(upload.isFinished), still at \(describe(upload.progress))")
 // 4. Suspending a queue stops new starts; it does not pause what runs.
 heading("isSuspended: no new starts; a running operation goes on")
 let suspendTurnstile = Turnstile()
-let running = SteppedOperation("running", steps: 2, turnstile: suspendTurnstile, report: say).named("running")
+// `Reporting.`: a SteppedOperation that also reports what happens to it (Reporting.swift).
+let running = Reporting.SteppedOperation("running", steps: 2, turnstile: suspendTurnstile, report: say)
+    .named("running")
 let suspendable = OperationQueue.named("suspendable")
 let nextStarted = DispatchSemaphore(value: 0)
 let next = BlockOperation.named("next") {

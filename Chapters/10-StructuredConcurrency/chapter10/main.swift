@@ -6,6 +6,9 @@ import Foundation
 import StructuredConcurrency
 import TaskOperations
 
+// The pictures: this run is recorded when it runs with --timeline FOLDER (Scripts/draw-timelines).
+Timeline.recordIfAsked()
+
 /// Pacing for a human watching; none when CHAPTER_PACING=0. It never decides an order.
 func pause(_ seconds: Double) async {
     try? await Task.sleep(nanoseconds: UInt64(seconds * Pacing.scale * 1e9))
@@ -18,16 +21,19 @@ func workUntilCancelled(_ started: Countdown) async throws {
 }
 
 // 1. Dependencies: download, then resize, then upload.
-// Pictures only of the sections whose order is caused throughout: `.named` gives a plain
-// BlockOperation or OperationQueue a Foundation name, which labels them; workBegins/workEnds
-// draw work that is not an Operation. The other sections are recorded but not drawn.
+// Pictures only of the sections whose order is caused throughout: `.named` makes a BlockOperation
+// or an OperationQueue that reports to them, with a Foundation name, which labels them;
+// Timeline.workBegins/workEnds draw work that is not an Operation. The other sections are
+// recorded but not drawn.
 heading("Dependencies: addDependency")
 let download = BlockOperation.named("download") { say("download") }
 let resize = BlockOperation.named("resize") { say("resize") }
 let upload = BlockOperation.named("upload") { say("upload") }
 resize.addDependency(download)
 upload.addDependency(resize)
-await OperationQueue.named("queue").run([upload, resize, download])  // added in any order: the graph decides
+let steps = [upload, resize, download]  // added in any order: the graph decides
+// Timeline.awaiting: the pictures draw the awaiting task suspended until the call returns.
+await Timeline.awaiting("queue.run", after: steps) { await OperationQueue.named("queue").run(steps) }
 
 heading("Dependencies: await", drawn: false)
 func downloaded() async -> String { "photo" }
@@ -84,11 +90,11 @@ heading("Order: a FIFO queue")
 let fifo = FIFOQueue()
 for job in 1...3 {
     fifo.enqueue {
-        workBegins("job \(job)")
+        Timeline.workBegins("job \(job)")
         say("job \(job) started")
         await pause(0.2)  // suspends: the next job still waits
         say("job \(job) finished")
-        workEnds("job \(job)")
+        Timeline.workEnds("job \(job)")
     }
 }
 fifo.close()
@@ -176,7 +182,8 @@ func makeExportOperation(_ name: String) -> BlockOperation {
     BlockOperation.named("export \(name)") { say("exported \(name)") }
 }
 let exporter = OperationQueue.named("exporter")
-await exporter.run(makeExportOperation("album"))
+let export = makeExportOperation("album")
+await Timeline.awaiting("queue.run", after: [export]) { await exporter.run(export) }
 say("the async caller goes on after the export")
 
 heading("Mixing: an operation runs a task group", drawn: false)

@@ -7,10 +7,11 @@ import Recording
 /// Lines go through `print` so that they interleave correctly with what Foundation itself
 /// prints to standard output; the flush makes them appear immediately even when the output
 /// is a pipe (the transcript tests read it through one). When the run is recorded
-/// (`--timeline`), the recorder notes the line too.
+/// (`Timeline.recordIfAsked()`), the recording notes the line too, with the lane of the code
+/// that printed it.
 @Sendable public func say(_ line: String) {
     if let recorder = Recorder.current {
-        recorder.printed(line, by: printLine)
+        recorder.printed(line)
     } else {
         printLine(line)
     }
@@ -35,17 +36,17 @@ public func flushOutputPeriodically(every seconds: Double = 0.05) {
 }
 
 /// Prints a chapter section's heading, after a blank line unless it is the first one. When the
-/// run is recorded (`--timeline`), what follows is the section's picture; with `besidePrevious`,
-/// it is drawn beside the previous section's (a popular version, then its fix); with
-/// `drawn: false`, it has none (its order depends on timing somewhere, so no picture could be
-/// the same on every run).
+/// run is recorded, what follows is the section's picture; with `besidePrevious`, it is drawn
+/// beside the previous section's (a popular version, then its fix); with `drawn: false`, it has
+/// none (its order depends on timing somewhere, so no picture could be the same on every run).
 /// (Main-actor isolated like the top-level code that calls it, which makes the flag safe.)
 @MainActor public func heading(_ title: String, besidePrevious: Bool = false, drawn: Bool = true) {
-    if hasPrintedHeading { printLine("") }
-    if !hasPrintedHeading { TimelineFiles.writeAtExit() }
+    let lines = (hasPrintedHeading ? [""] : []) + ["== \(title)"]
     hasPrintedHeading = true
-    printLine("== \(title)")  // not a printed line of the section: its title
-    Recorder.current?.beginSection(title, besidePrevious: besidePrevious, drawn: drawn)
+    guard let recorder = Recorder.current else { return lines.forEach(printLine) }
+    // Not printed lines of a section: its title.
+    for line in lines { recorder.printed(line, recorded: false) }
+    recorder.beginSection(title, besidePrevious: besidePrevious, drawn: drawn)
 }
 
 @MainActor private var hasPrintedHeading = false

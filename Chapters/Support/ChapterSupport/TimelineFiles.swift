@@ -1,8 +1,9 @@
 import Foundation
 import Recording
 
-/// Writes a recorded run's pictures: one SVG per section (two sections drawn side by side share
-/// one), into the folder named after `--timeline`, when the program exits.
+/// A recorded run's pictures: one SVG per section (two sections drawn side by side share one),
+/// written into the folder named after `--timeline` when the program exits
+/// (`Timeline.recordIfAsked()`).
 ///
 /// `Scripts/draw-timelines` runs every chapter this way into its own `timelines` folder.
 public enum TimelineFiles {
@@ -20,22 +21,6 @@ public enum TimelineFiles {
     /// The program's name: "chapter2".
     public static var chapter: String {
         URL(fileURLWithPath: CommandLine.arguments[0]).lastPathComponent
-    }
-
-    /// Once, at the first heading of a recorded run: draws every section when the program exits
-    /// (at the end of main.swift, or at an `exit()`), whichever thread ends it.
-    static func writeAtExit() {
-        guard Recorder.current != nil, folder != nil else { return }
-        atexit {
-            guard let recorder = Recorder.current, let folder = TimelineFiles.folder else { return }
-            do {
-                try TimelineFiles.write(
-                    recorder.recordedSections(settling: 2), chapter: TimelineFiles.chapter, to: folder)
-            } catch {
-                FileHandle.standardError.write(Data("could not write the timelines: \(error)\n".utf8))
-                _exit(3)
-            }
-        }
     }
 
     /// The pictures of `sections`, by file name: "2-a-dependency-waits-for-finish.svg". A section

@@ -197,7 +197,7 @@ private struct Panel {
                 plotLeft: plotLeft, plotRight: plotRight)
             // Labels: the events' (centred on their mark) and the bars' (from the bar's start, or
             // further along the bar when a label is in the way: `slack`).
-            var labels: [(text: String, left: Double, markX: Double, slack: Double)] = []
+            var labels: [Label] = []
             for (step, event) in events {
                 guard let label = event.label, !label.isEmpty else { continue }
                 let labelWidth = Self.textWidth(label, size: Self.labelSize)
@@ -209,26 +209,39 @@ private struct Panel {
                 }
             }
             labels.sort { $0.left < $1.left }
-            var rowsRight: [Double] = []
-            var placed: [(text: String, x: Double, row: Int, markX: Double, slack: Double)] = []
-            for label in labels {
-                let labelWidth = Self.textWidth(label.text, size: Self.labelSize)
-                let left = max(plotLeft - 4, min(label.left, plotRight - labelWidth))
-                // The lowest row it fits in, moved right by at most its slack; else a new row.
-                var row = 0
-                var x = left
-                while row < rowsRight.count {
-                    // Moved, it keeps a wider gap: two labels in a row must not read as one.
-                    let candidate = left >= rowsRight[row] + 6 ? left : rowsRight[row] + 16
-                    if candidate <= left + label.slack, candidate + labelWidth <= plotRight {
-                        x = candidate
-                        break
+            // An event's leader goes down from its label to its mark, through the rows below: a
+            // label there that covers the mark is crossed. The crossed label moves aside (along
+            // its own mark, or along its bar) where it covers none of the marks whose leaders
+            // crossed it; if it cannot, the label whose leader crossed it takes its row first.
+            // The rows are made again until no leader crosses a label, or nothing can move.
+            var avoided = Array(repeating: [Double](), count: labels.count)
+            var first: [Int] = []
+            var (rowCount, placed) = Self.rows(of: labels, first: first, plotLeft: plotLeft, plotRight: plotRight)
+            for _ in 0..<(2 * labels.count) {
+                var changed = false
+                for (index, label) in labels.enumerated() {
+                    let width = Self.textWidth(label.text, size: Self.labelSize)
+                    guard
+                        let crossing = placed.indices.first(where: { other in
+                            other != index && placed[other].slack == 0 && placed[other].row > placed[index].row
+                                && placed[other].markX > placed[index].x - 2
+                                && placed[other].markX < placed[index].x + width + 2
+                        })
+                    else { continue }
+                    avoided[index].append(placed[crossing].markX)
+                    if let left = Self.clearLeft(
+                        of: label, avoiding: avoided[index], plotLeft: plotLeft, plotRight: plotRight)
+                    {
+                        labels[index].left = left
+                    } else if !first.contains(crossing) {
+                        first.append(crossing)
+                    } else {
+                        continue
                     }
-                    row += 1
+                    changed = true
                 }
-                if row == rowsRight.count { rowsRight.append(0) }
-                rowsRight[row] = x + labelWidth
-                placed.append((label.text, x, row, x == left ? label.markX : x, label.slack))
+                guard changed else { break }
+                (rowCount, placed) = Self.rows(of: labels, first: first, plotLeft: plotLeft, plotRight: plotRight)
             }
             // A bar's label above another label: its leader goes down where it crosses none of
             // them, within the bar and under the label (an event's leader stays on its mark).
@@ -244,7 +257,7 @@ private struct Panel {
                 let labelRight = label.x + Self.textWidth(label.text, size: Self.labelSize)
                 if markX <= min(label.markX + label.slack, labelRight) { placed[index].markX = markX }
             }
-            let labelsHeight = Double(rowsRight.count) * Self.labelRowHeight
+            let labelsHeight = Double(rowCount) * Self.labelRowHeight
             let barTop = y + labelsHeight + 4
             let center = barTop + Self.barHeight / 2
             barCenter[lane] = center
@@ -363,6 +376,62 @@ private struct Panel {
         out += "</g>\n"
         body = out
         height = y + pad - 4
+    }
+
+    // MARK: Labels
+
+    /// A label above a lane: an event's (`slack` 0, its leader on its mark) or a bar's (it may
+    /// move right along the bar by `slack`, and its leader finds its own way).
+    typealias Label = (text: String, left: Double, markX: Double, slack: Double)
+
+    /// `labels`, sorted by `left`, in rows: each in the lowest row it fits in, moved right by at
+    /// most its slack; else in a new row. Those in `first` take their rows before the others.
+    /// The number of rows, and each label's row and `x`, in the order of `labels`.
+    static func rows(of labels: [Label], first: [Int], plotLeft: Double, plotRight: Double) -> (
+        count: Int, placed: [(text: String, x: Double, row: Int, markX: Double, slack: Double)]
+    ) {
+        var rowsRight: [Double] = []
+        var placed = labels.map { (text: $0.text, x: $0.left, row: 0, markX: $0.markX, slack: $0.slack) }
+        for index in first + labels.indices.filter({ !first.contains($0) }) {
+            let label = labels[index]
+            let labelWidth = textWidth(label.text, size: labelSize)
+            let left = max(plotLeft - 4, min(label.left, plotRight - labelWidth))
+            var row = 0
+            var x = left
+            while row < rowsRight.count {
+                // Moved, it keeps a wider gap: two labels in a row must not read as one.
+                let candidate = left >= rowsRight[row] + 6 ? left : rowsRight[row] + 16
+                if candidate <= left + label.slack, candidate + labelWidth <= plotRight {
+                    x = candidate
+                    break
+                }
+                row += 1
+            }
+            if row == rowsRight.count { rowsRight.append(-Double.infinity) }
+            rowsRight[row] = max(rowsRight[row], x + labelWidth)
+            placed[index] = (label.text, x, row, x == left ? label.markX : x, label.slack)
+        }
+        return (rowsRight.count, placed)
+    }
+
+    /// Where `label` can start so that it covers none of `marks`, as near as can be to where it
+    /// starts now: an event's label anywhere it still has its own mark under it, a bar's along
+    /// its bar. Nil if nowhere.
+    static func clearLeft(of label: Label, avoiding marks: [Double], plotLeft: Double, plotRight: Double) -> Double? {
+        let width = textWidth(label.text, size: labelSize)
+        let range =
+            label.slack == 0
+            ? max(plotLeft - 4, label.markX - width + 3)...min(plotRight - width, label.markX - 3)
+            : max(plotLeft - 4, label.left)...min(plotRight - width, label.left + label.slack)
+        guard range.lowerBound <= range.upperBound else { return nil }
+        // The candidates: where it is, and just past each mark on either side.
+        let candidates =
+            [label.left] + marks.flatMap { [$0 + 3, $0 - 3 - width] }.filter { range.contains($0) }
+            + [range.lowerBound, range.upperBound]
+        return
+            candidates
+            .filter { left in range.contains(left) && !marks.contains { $0 > left - 2.5 && $0 < left + width + 2.5 } }
+            .min { abs($0 - label.left) < abs($1 - label.left) }
     }
 
     // MARK: Bars and marks

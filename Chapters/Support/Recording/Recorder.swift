@@ -1,27 +1,46 @@
 import Dispatch
 import Foundation
 
-/// Records what a chapter's run does — the events its operations report, the lines it prints —
-/// in the order they happen, for the pictures in each chapter's `timelines` folder.
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Records what a chapter's run does — what happens to its operations, the lines it prints —
+/// in the order it happens, for the pictures in each chapter's `timelines` folder.
 ///
-/// Off unless the program was started with `--timeline FOLDER` (`swift run chapter1 --timeline
-/// /tmp/pictures`). Off, `Recorder.current` is nil, and a report costs one load and one branch:
-/// `Recorder.current?.record(...)` evaluates nothing else. On, each report takes one lock.
+/// A chapter records only when its `main.swift` starts a recording, which it does in one line
+/// (`Timeline.recordIfAsked()`, ChapterSupport) when it runs with `--timeline FOLDER`. Otherwise
+/// `Recorder.current` is nil, and a report costs one load and one branch.
 ///
-/// Who reports what:
-/// - the chapters' own operations (chapter 0's `AnnouncingOperation`, the base operations of
-///   chapters 2 and 3 and their subclasses) report `start()`, executing, cancelled, finished;
-/// - Foundation's `BlockOperation` and `OperationQueue` report through the small subclasses that
-///   `BlockOperation.named(_:_:)` and `OperationQueue.named(_:)` (ChapterSupport) return;
-/// - ChapterSupport's `say` reports every printed line, and `heading` starts a section.
+/// The chapters' libraries know nothing of it: everything is observed from outside them.
+/// - Operations report through reporting subclasses that the chapters' executables make
+///   (ChapterSupport's `OperationWatch`, `BlockOperation.named(_:_:)`), from what any subclass
+///   sees: `start()`, `main()`, and the getters that Foundation reads while an operation
+///   announces a change. Queues report what their callers do (`OperationQueue.named(_:)`).
+/// - Printed lines: the chapters' own through `say` (ChapterSupport), with the lane of the code
+///   that printed them; anything else the program prints (the articles' `print`, Foundation's
+///   warnings) is read from its standard output (`captureStandardOutput()`).
 ///
 /// Recording never changes what a program prints, or when: it only appends to a list.
 public final class Recorder: @unchecked Sendable {
     // @unchecked Sendable: every mutable property is read and written under `lock`.
 
-    /// The process's recorder: nil (the default) unless the command line holds `--timeline`.
-    /// Read once; afterwards each access is a load.
-    public static let current: Recorder? = CommandLine.arguments.contains("--timeline") ? Recorder() : nil
+    /// The recording of this run; nil (the default) unless the program has installed one.
+    public static var current: Recorder? { installed }
+
+    /// Written once, by `install(_:)`, which a program calls first, before it makes any operation
+    /// or thread that reports; read afterwards. Every reader runs on a thread started after the
+    /// write, which makes it safe without a lock — and a report of a program that records
+    /// nothing stays one load and one branch.
+    nonisolated(unsafe) private static var installed: Recorder?
+
+    /// Makes `recorder` the recording of this run. Call it once, before anything reports.
+    public static func install(_ recorder: Recorder) {
+        precondition(installed == nil, "a run has one recording")
+        installed = recorder
+    }
 
     private let lock = NSLock()
     private var sections: [RecordedSection] = []
@@ -30,10 +49,54 @@ public final class Recorder: @unchecked Sendable {
     private var nextLaneNumber = 0
     private var nextGroup = 0
     private var stretchesUnderWay = 0
+    private var output: CapturedOutput?
 
     /// A recorder of its own, for tests; a program's runs use `current`.
     public init() {
         _ = Self.mainQueueKey  // marks the main queue now, before any code could ask
+    }
+
+    // MARK: Output
+
+    /// From now on, reads what the program writes to its standard output: each line that the
+    /// program prints other than through `printed(_:)` (the articles' `print`, Foundation's own
+    /// warnings) is recorded as printed by "other threads", and passed on unchanged.
+    ///
+    /// A line is read, and recorded, just before the next event is: it was printed after the
+    /// events before it, and before this one (whatever came after it, it caused after it). So
+    /// the picture of a run is the same whenever the run causes the same order.
+    public func captureStandardOutput() {
+        lock.withLock {
+            guard output == nil else { return }
+            output = CapturedOutput()
+        }
+    }
+
+    /// Stops reading the standard output: what is left is recorded and passed on, and the
+    /// program writes to its standard output directly again.
+    public func releaseStandardOutput() {
+        lock.withLock {
+            readPrintedLines()
+            output?.release()
+            output = nil
+        }
+    }
+
+    /// Prints `line` at once; recorded, unless `recorded` is false (a heading, which titles a
+    /// section instead). The lock is held while it is written, so that the recorded order is the
+    /// printed order.
+    public func printed(_ line: String, recorded: Bool = true) {
+        let by = here
+        lock.withLock {
+            readPrintedLines()
+            if let output {
+                output.write(line)
+            } else {
+                Swift.print(line)
+                fflush(nil)  // nil: all output streams; `stdout` itself is a global var Swift 6 rejects
+            }
+            if recorded { appendNow(RawEvent(lane: .output, kind: .printed, detail: line, after: [], by: by)) }
+        }
     }
 
     // MARK: Sections
@@ -45,6 +108,7 @@ public final class Recorder: @unchecked Sendable {
     /// on every run.
     public func beginSection(_ title: String, besidePrevious: Bool = false, drawn: Bool = true) {
         lock.withLock {
+            readPrintedLines()  // printed before the heading: the previous section's
             sections.append(RecordedSection(title: title, besidePrevious: besidePrevious, drawn: drawn))
         }
     }
@@ -54,21 +118,30 @@ public final class Recorder: @unchecked Sendable {
     /// Gives `object` its lane now, so that lanes are drawn in the order their objects were made.
     /// Optional: an object reported without it gets its lane at its first event.
     public func register(_ object: AnyObject) {
-        lock.withLock { _ = lane(for: object) }
+        let name = (object as? Operation)?.name  // read outside the lock: Foundation takes its own
+        lock.withLock {
+            let lane = lane(for: object)
+            if let name, !name.isEmpty { lane.name = name }
+        }
     }
 
-    /// `object` did `kind`. `after` lists the objects it waited for (dependencies), drawn as arrows
-    /// from their "finished" to this event.
+    /// `object` did `kind`, drawn in its own lane. `after` lists the objects it waited for
+    /// (dependencies), drawn as arrows from their "finished" to this event.
+    ///
+    /// `byCaller`: the code that calls this did it to `object` (added it to a queue), and the
+    /// picture counts it as that code's doing too. Otherwise it is the object's alone — whichever
+    /// thread reports it (a reporting subclass reports "finished" from whoever reads `isFinished`
+    /// first).
     ///
     /// With `onlyIfReporting`, nothing is recorded for an object that did not `register` at its
     /// creation: a queue reports what is added to it, and an operation that reports nothing
     /// itself would seem to wait in the queue forever.
-    public func record(
-        _ kind: EventKind, _ object: AnyObject, detail: String? = nil, after: [AnyObject] = [],
-        onlyIfReporting: Bool = false
+    public func report(
+        _ kind: EventKind, of object: AnyObject, detail: String? = nil, after: [AnyObject] = [],
+        byCaller: Bool = false, onlyIfReporting: Bool = false
     ) {
         let name = (object as? Operation)?.name  // read outside the lock: Foundation takes its own
-        let by = here
+        let caller = byCaller ? here : nil
         lock.withLock {
             if onlyIfReporting, lanes[ObjectIdentifier(object)]?.object !== object { return }
             let lane = lane(for: object)
@@ -76,8 +149,21 @@ public final class Recorder: @unchecked Sendable {
             settle(lane)
             let afterLanes = after.map { LaneKey.object(self.lane(for: $0).number) }
             append(
-                RawEvent(lane: .object(lane.number), kind: kind, detail: detail, after: afterLanes, by: by),
+                RawEvent(
+                    lane: .object(lane.number), kind: kind, detail: detail, after: afterLanes,
+                    by: caller ?? .object(lane.number)),
                 to: lane.section ?? sections.count - 1)
+        }
+    }
+
+    /// Gives `object` its lane now, named after its Foundation `name`: for a reporting subclass
+    /// (ChapterSupport's `OperationWatch`), which reports its events in that lane.
+    public func watch(_ object: AnyObject) -> Lane {
+        let name = (object as? Operation)?.name  // read outside the lock: Foundation takes its own
+        return lock.withLock {
+            let lane = lane(for: object)
+            if let name, !name.isEmpty { lane.name = name }
+            return Lane(number: lane.number)
         }
     }
 
@@ -98,8 +184,8 @@ public final class Recorder: @unchecked Sendable {
         }
     }
 
-    /// `block`, made to report `.completionBlock` for `operation` when it begins: what an
-    /// operation's `completionBlock` setter stores in a recorded run.
+    /// `block`, made to report `.completionBlock` for `operation` when it begins: what a
+    /// reporting subclass's `completionBlock` setter stores.
     public func reportingCompletion(
         of operation: AnyObject, _ block: (@Sendable () -> Void)?
     ) -> (@Sendable () -> Void)? {
@@ -113,8 +199,9 @@ public final class Recorder: @unchecked Sendable {
     }
 
     /// Something named `lane` did `kind`: for work that is not an `Operation` (chapter 8's
-    /// coordinated operations, chapter 10's tasks). Its lane belongs to the current section.
-    public func record(_ kind: EventKind, lane name: String, detail: String? = nil, after: [AnyObject] = []) {
+    /// coordinated operations, chapter 10's tasks, a task that awaits operations). Its lane
+    /// belongs to the current section.
+    public func report(_ kind: EventKind, lane name: String, detail: String? = nil, after: [AnyObject] = []) {
         lock.withLock {
             let afterLanes = after.map { LaneKey.object(self.lane(for: $0).number) }
             append(
@@ -134,16 +221,6 @@ public final class Recorder: @unchecked Sendable {
         }
     }
 
-    /// A line the program printed, in the order it printed them. The lock is held while `print`
-    /// runs, so that the recorded order is the printed order.
-    public func printed(_ line: String, by print: (String) -> Void) {
-        let by = here
-        lock.withLock {
-            print(line)
-            append(RawEvent(lane: .output, kind: .printed, detail: line, after: [], by: by), to: sections.count - 1)
-        }
-    }
-
     /// Runs `body` with this thread in `object`'s lane: what `recordHere` reports meanwhile is
     /// drawn there.
     public func withLane<Result>(of object: AnyObject, _ body: () throws -> Result) rethrows -> Result {
@@ -157,26 +234,6 @@ public final class Recorder: @unchecked Sendable {
         thread[Self.laneKey] = LaneBox(.object(lane.number))
         defer { thread[Self.laneKey] = previous }
         return try body()
-    }
-
-    /// `work`, made to report `.workStarted` and `.workEnded` for `object` around it, in its lane,
-    /// if the run is recorded; otherwise `work` itself.
-    public static func reportingWork(
-        of object: AnyObject, _ work: @escaping @Sendable () -> Void
-    ) -> @Sendable () -> Void {
-        guard let current else { return work }
-        let lane = current.lane(of: object)
-        return {
-            current.record(.workStarted, in: lane)
-            current.withLane(lane, work)
-            current.record(.workEnded, in: lane)
-        }
-    }
-
-    /// Runs `body`, with this thread in `object`'s lane if the run is recorded.
-    public static func inLane<Result>(of object: AnyObject, _ body: () throws -> Result) rethrows -> Result {
-        guard let current else { return try body() }
-        return try current.withLane(of: object, body)
     }
 
     /// Declares that `objects` run at the same time, so that the order between their events
@@ -214,7 +271,8 @@ public final class Recorder: @unchecked Sendable {
     /// Every section recorded so far, canonical: the same run gives the same sections.
     public func recordedSections() -> [Section] {
         lock.withLock {
-            sections.enumerated().map { index, section in
+            readPrintedLines()
+            return sections.enumerated().map { index, section in
                 section.canonical(number: index + 1, lanes: lanesByNumber)
             }
         }
@@ -263,10 +321,27 @@ public final class Recorder: @unchecked Sendable {
         lane.section = current
     }
 
-    /// Appends to section `index`; events before the first section are not drawn. (Under `lock`.)
+    /// Appends to section `index`, after the lines printed before it; events before the first
+    /// section are not drawn. (Under `lock`.)
     private func append(_ event: RawEvent, to index: Int?) {
+        readPrintedLines()
         guard let index, sections.indices.contains(index) else { return }
         sections[index].events.append(event)
+    }
+
+    /// Appends to the current section, the printed lines read so far being recorded. (Under `lock`.)
+    private func appendNow(_ event: RawEvent) {
+        guard let index = sections.indices.last else { return }
+        sections[index].events.append(event)
+    }
+
+    /// Records the lines the program printed to its standard output since the last look, and
+    /// passes them on. (Under `lock`.)
+    private func readPrintedLines() {
+        guard let output else { return }
+        for line in output.readLines() {
+            appendNow(RawEvent(lane: .output, kind: .printed, detail: line, after: [], by: .elsewhere))
+        }
     }
 }
 

@@ -85,8 +85,6 @@ var variants = [
     Variant(name: "Concurrent queue + barrier (the articles)") { BarrierOperation() },
     Variant(name: "NSLock (chapter 2's ManualStateOperation)") { NSLockOperation() },
     Variant(name: "AsyncOperation (the package's base, NSLock)") { PackageBaseOperation() },
-    // The same base, compiled without the recorder of the chapters' pictures (see WithoutRecording.swift).
-    Variant(name: "  the same, compiled without the recorder", make: makeBaseWithoutRecorder),
     // Its closure runs in a Task: one hop to Swift's cooperative pool per operation.
     Variant(name: "TaskOperation (chapter 5), empty closure") { TaskOperation {} },
 ]
@@ -94,7 +92,6 @@ if #available(macOS 15, iOS 18, *) {
     variants.insert(Variant(name: "Mutex (Synchronization), same state") { MutexStateOperation() }, at: 3)
 }
 let packageBase = variants.firstIndex { $0.name.hasPrefix("AsyncOperation") }!
-let baseWithoutRecorder = variants.firstIndex { $0.name.hasSuffix("without the recorder") }!
 
 /// Seconds to run `operationCount` operations made by `make` through a fresh queue.
 func measure(_ make: () -> Operation) -> Double {
@@ -117,8 +114,7 @@ var samples = Array(repeating: [Double](), count: variants.count)
 for variant in variants { _ = measure(variant.make) }  // warm-up: threads, caches, the task pool
 for round in 0..<rounds {
     // Interleaved, so drift hits all alike; every other round backwards, so that no variant
-    // always runs right after the same one (the base and its control without the recorder are
-    // neighbours).
+    // always runs right after the same one.
     let order = round.isMultiple(of: 2) ? Array(variants.indices) : variants.indices.reversed()
     for index in order {
         samples[index].append(measure(variants[index].make))
@@ -148,14 +144,6 @@ print(
     String(
         format: "The package's base costs %.2f× a BlockOperation (the bar: at most about 1.1×).",
         median(ratios[packageBase])))
-// Round by round, the base as shipped (the recorder compiled in, and off) against the same code
-// compiled without it.
-let recorderOff = zip(samples[packageBase], samples[baseWithoutRecorder]).map { $0 / $1 }
-print(
-    String(
-        format: "The recorder, compiled in and off, costs the base %.2f× the same base without it "
-            + "(middle half %.2f–%.2f).",
-        median(recorderOff), quantile(recorderOff, 0.25), quantile(recorderOff, 0.75)))
 
 // cancel() of pending operations, the base against BlockOperation: `operationCount`
 // operations without dependencies wait in a suspended queue. Timed: the cancels alone, and the

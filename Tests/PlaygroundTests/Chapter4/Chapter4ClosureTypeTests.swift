@@ -9,7 +9,7 @@ import Testing
     /// (`EverythingToKnowPost`'s).
     @Suite(
         "Chapter 4 — the article's plain completion type under Swift 6",
-        .enabled(if: Compiler.command != nil, "no swiftc on PATH (or xcrun on a Mac) to compile the examples with")
+        .enabled(if: SwiftCompiler.command != nil, "no swiftc on PATH (or xcrun on a Mac) to compile the examples with")
     )
     struct Chapter4ClosureTypeTests {
         /// The package's two typealiases, read from its source, and a stand-in for the
@@ -56,7 +56,7 @@ import Testing
         func plainCompletionAtTheArticlesCallSite() async throws {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("closure-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let compiler = Compiler(folder: folder)
+            let compiler = SwiftCompiler(folder: folder)
             defer { compiler.removeFolder() }
             let declarations = try Self.declarations()
 

@@ -19,9 +19,9 @@ struct TimelinePictureTests {
         operations[1].name = "thumbnail"
         for operation in operations { recorder.register(operation) }
         if inAnyOrder { recorder.inAnyOrder(operations) }
-        recorder.record(.finished, lane: "download")
-        for (lane, kind) in order { recorder.record(kind, operations[lane]) }
-        recorder.record(.start, lane: "upload")
+        recorder.report(.finished, lane: "download")
+        for (lane, kind) in order { recorder.report(kind, of: operations[lane]) }
+        recorder.report(.start, lane: "upload")
         return recorder.recordedSections()
     }
 
@@ -68,9 +68,9 @@ struct TimelinePictureTests {
         let second = BlockOperation()
         recorder.register(first)
         recorder.register(second)
-        recorder.record(.start, second)
-        recorder.record(.start, first)
-        recorder.record(.note, lane: "worker", detail: "ran")
+        recorder.report(.start, of: second)
+        recorder.report(.start, of: first)
+        recorder.report(.note, lane: "worker", detail: "ran")
         #expect(recorder.recordedSections()[0].lanes == ["worker", "BlockOperation", "BlockOperation (2)"])
     }
 

@@ -97,7 +97,8 @@ enum TimelineCheck {
     }
 
     /// What is wrong with the images the README of `folder` shows, in words; empty if nothing.
-    /// Each must be a picture in the chapter's own `timelines` folder, of this chapter.
+    /// Each must be a picture in the chapter's own `timelines` folder, of this chapter, and each
+    /// picture there must be shown.
     static func readmeProblems(chapter: String, folder: String) throws -> [String] {
         let readme = Transcript.packageRoot.appendingPathComponent("Chapters/\(folder)/README.md")
         let images = images(inReadme: try String(contentsOf: readme, encoding: .utf8))
@@ -119,6 +120,11 @@ enum TimelineCheck {
             for header in headers where TimelineText.chapter(inHeader: header) != chapter {
                 problems.append("\(image) is a picture of another chapter: \(header)")
             }
+        }
+        for picture in try committed(folder: folder) where !images.contains("timelines/\(picture.name)") {
+            problems.append(
+                "timelines/\(picture.name): shown nowhere; show it where the text explains it, or draw it no "
+                    + "more (heading(_:drawn: false))")
         }
         return problems
     }
