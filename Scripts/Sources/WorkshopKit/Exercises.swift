@@ -55,7 +55,8 @@ public struct Workshop: Sendable {
             let stubFolder = directory.appendingPathComponent("Exercise\(number)")
             let files = (try? manager.contentsOfDirectory(atPath: stubFolder.path))?.filter { $0.hasSuffix(".swift") }
             guard let file = files?.sorted().first else { continue }
-            let readme = self.root.appendingPathComponent("Chapters/\(folder)/README.md")
+            let readme = Self.chapterFolder(of: folder, in: self.root.appendingPathComponent("Chapters"))
+                .appendingPathComponent("README.md")
             found.append(
                 Exercise(
                     number: number, folder: folder, title: Self.title(ofReadme: readme) ?? folder,
@@ -86,6 +87,16 @@ public struct Workshop: Sendable {
         let digits = folder.prefix { $0.isNumber }
         guard digits.count == 2, folder.dropFirst(2).hasPrefix("-") else { return nil }
         return Int(digits)
+    }
+
+    /// The chapter's folder: named like the exercise's folder, or else the one in `chapters`
+    /// whose name starts with the same two digits, so that the two may be renamed one after
+    /// the other. Without either, the path it would have.
+    static func chapterFolder(of folder: String, in chapters: URL) -> URL {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: chapters.path)) ?? []
+        let number = Self.number(ofFolder: folder)
+        let name = names.contains(folder) ? folder : names.sorted().first { Self.number(ofFolder: $0) == number }
+        return chapters.appendingPathComponent(name ?? folder)
     }
 
     /// "Managing the state by hand" from "# Chapter 2 — Managing the state by hand".
