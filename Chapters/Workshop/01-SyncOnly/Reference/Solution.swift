@@ -1,5 +1,5 @@
-// Exercise 1 — a synchronous operation that really waits for its work.
-// Chapter 1: Chapters/01-SyncOnlyOperation/README.md. Check it: Scripts/workshop check 1
+// Exercise 1 — a synchronous operation that really waits for its work (about 10 minutes).
+// Chapter 1: Chapters/01-SyncOnly/README.md. Check it: Scripts/workshop check 1
 import Dispatch
 import Foundation
 

@@ -34,8 +34,44 @@ struct Exercise1Tests {
             completionRan.raise()
         }
         OperationQueue().addOperation(operation)
-        #expect(await completionRan.wait(seconds: 5), "the operation's completion block never ran: did main() return?")
-        #expect(log.events == ["work ran", "operation finished"], "the work must run before the operation finishes")
+        #expect(
+            await completionRan.wait(seconds: 5),
+            "the operation's completion block never ran: did main() return? (hint: \"Wait for the work\")")
+        #expect(
+            log.events == ["work ran", "operation finished"],
+            "the work must run before the operation finishes, once: \(log.events) (hint: \"Wait for the work\")")
+    }
+
+    @Test("the work runs once, on workQueue, not on the operation's own thread")
+    func workRunsOnItsQueue() async {
+        let key = DispatchSpecificKey<String>()
+        let workQueue = DispatchQueue(label: "exercise1-its-queue", attributes: .concurrent)
+        workQueue.setSpecific(key: key, value: "workQueue")
+        let places = EventLog()
+        let operation = WaitingOperation(on: workQueue) {
+            places.record(DispatchQueue.getSpecific(key: key) ?? "another thread")
+        }
+        guard await OperationQueue().runs(operation, within: 5) else {
+            Issue.record(
+                "the operation never finished: does main() wait for something that never comes? (hint: \"Wait for the work\")"
+            )
+            return
+        }
+        let ran = places.events
+        if ran.isEmpty {
+            Issue.record(
+                "the work never ran: main() must send it to workQueue, and wait for it (hint: \"Wait for the work\")")
+        } else if ran.count > 1 {
+            Issue.record(
+                "the work ran \(ran.count) times: main() must send it to workQueue once, then wait for that one (hint: \"Wait for the work\")"
+            )
+        } else if ran[0] != "workQueue" {
+            Issue.record(
+                """
+                the work ran on the operation's own thread, not on workQueue: main() must send it to workQueue, as \
+                chapter 1's operation does, then wait for it (hint: "Wait for the work")
+                """)
+        }
     }
 
     /// The operation queues' underlying queues, one per test, kept as long as the process: an
@@ -73,7 +109,9 @@ struct Exercise1Tests {
         let workStarted = DispatchSemaphore(value: 0)
         let workMayEnd = DispatchSemaphore(value: 0)
         let workEnded = DispatchSemaphore(value: 0)
+        let runs = Counter()
         let operation = WaitingOperation(on: workQueue) {
+            runs.increment()
             workStarted.signal()
             _ = workMayEnd.wait(timeout: .now() + 10)  // the work queue's own thread, bounded
             workEnded.signal()
@@ -112,10 +150,27 @@ struct Exercise1Tests {
         guard workEnded.wait(timeout: .now() + 5) == .success else { return "the work never ended" }
         let deadline = Date(timeIntervalSinceNow: 0.8)
         while !operation.isFinished && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        if !operation.isFinished {
+        if runs.value > 1 {
             return """
-                the work ended, but the operation had not finished 0.8 s later: main() must return as soon as the \
-                work signals (a sleep or a timeout guesses how long the work takes) (hint: "Wait for the work")
+                the work ran \(runs.value) times: main() must send it to workQueue once, and wait for that one \
+                (hint: "Wait for the work")
+                """
+        }
+        if !operation.isFinished {
+            // Late, or never? A guess of how long the work takes returns in the end.
+            let later = Date(timeIntervalSinceNow: 3)
+            while !operation.isFinished && Date() < later { Thread.sleep(forTimeInterval: 0.02) }
+            if operation.isFinished {
+                return """
+                    the work ended, but main() returned more than 0.8 s later: it must return as soon as the work \
+                    signals, not after a sleep or a timeout that guesses how long the work takes (hint: "Wait for the \
+                    work")
+                    """
+            }
+            return """
+                the work ended, and main() had still not returned 3.8 s later: it waits for something that never \
+                comes — a second wait, a signal the work never sends, workQueue.sync from inside the work \
+                (hint: "Wait for the work")
                 """
         }
         return nil

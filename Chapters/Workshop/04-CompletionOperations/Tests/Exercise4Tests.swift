@@ -1,3 +1,4 @@
+import AsyncOperations
 import Dispatch
 import Exercise4
 import Foundation
@@ -26,7 +27,9 @@ struct Exercise4Tests {
             }
         }
         queue.add(operations)
-        #expect(await firstSync.wait(seconds: 5), "the first operation's work never ran")
+        #expect(
+            await firstSync.wait(seconds: 5),
+            "the first operation's work never ran: does main() still call work? (hint: \"The callback finishes\")")
         // While the first callback is held, the second operation must not start: give it a
         // bounded moment to show whether it (wrongly) does, then let the callback run.
         let secondStartedEarly = await secondSync.wait(seconds: 0.5)
@@ -48,7 +51,7 @@ struct Exercise4Tests {
                     "First sync operation complete", "First async operation complete",
                     "Second sync operation complete", "Second async operation complete",
                 ],
-                "the second operation must start only after the first one's callback")
+                "the second operation must start only after the first one's callback (hint: \"The callback finishes\")")
         }
     }
 
@@ -66,7 +69,89 @@ struct Exercise4Tests {
             return
         }
         let state = await read { (finished: operation.isFinished, executing: operation.isExecuting) }
-        #expect(state?.finished == true && state?.executing == false, "finished once: finished, not executing")
+        #expect(
+            state?.finished == true && state?.executing == false,
+            "finished once: finished, not executing (hint: \"The callback finishes\")")
+    }
+
+    @Test("main() returns while the work runs: the callback, not main(), ends the operation")
+    func mainReturnsAtOnce() async {
+        let callback = Locked<(@Sendable () -> Void)?>(nil)
+        let operation = WatchedCallback { complete in callback.withLock { $0 = complete } }
+        OperationQueue().addOperation(operation)
+        // The callback is not called until the test has looked: main() has nothing to wait for.
+        let returned = await operation.mainReturned.wait(seconds: 3)
+        callback.withLock { $0 }?()
+        #expect(
+            returned,
+            """
+            main() had not returned while the work's callback was pending: it waits for the callback, holding one of \
+            the queue's threads for the whole work — chapter 1's sync-only approach. Give the work a callback that \
+            finishes the operation, and return (hint: "The callback finishes")
+            """)
+        #expect(
+            await queueLearnsFinished(operation, within: 5),
+            "the callback was called, but the operation never finished (hint: \"The callback finishes\")")
+    }
+
+    @Test(
+        "cancelled just before main() runs, the operation still ends: the work runs and calls back, or main() finishes")
+    func cancelledJustBeforeMain() async {
+        // A cancel can land after start() has decided to run the operation: main() then runs
+        // for a cancelled operation, and whatever it decides, the operation must end.
+        let operation = WatchedCallback { complete in DispatchQueue.global().async { complete() } }
+        operation.cancelsBeforeMain = true
+        OperationQueue().addOperation(operation)
+        #expect(
+            await queueLearnsFinished(operation, within: 5),
+            """
+            cancelled just before main() ran, the operation never finished: main() returned without finishing it \
+            (a guard on isCancelled that only returns?). Let the work run and its callback finish the operation — \
+            or, if main() gives up, finish() before returning (hint: "The callback finishes")
+            """)
+    }
+
+    #if os(macOS) || os(Linux)
+        @Test("a callback may come late, and twice: after the operation is gone, it changes nothing")
+        func lateCallbackAfterTheOperationIsGone() async {
+            // In a process of its own: a callback that reaches a freed operation crashes.
+            let message = """
+                the process crashed when the work called its callback again after the operation had finished and \
+                been freed: the callback reached an operation that no longer exists ([unowned self]). Capture self \
+                strongly (the work holds the callback only as long as it keeps it) or weakly (hint: "Any thread \
+                will do")
+                """
+            await #expect(processExitsWith: .success, Comment(rawValue: message)) {
+                Exercise4Tests.callBackLateThenExit()
+            }
+        }
+    #endif
+
+    /// Runs an operation whose work keeps its callback, calls it once (the operation finishes),
+    /// lets the operation go, then calls the callback again; exits normally if nothing went
+    /// wrong.
+    static func callBackLateThenExit() -> Never {
+        let kept = Locked<(@Sendable () -> Void)?>(nil)
+        weak var gone: CallbackOperation?
+        do {
+            let finished = DispatchSemaphore(value: 0)
+            let operation = CallbackOperation { complete in kept.withLock { $0 = complete } }
+            gone = operation
+            let observer = BlockOperation { finished.signal() }
+            observer.addDependency(operation)
+            OperationQueue().addOperation(operation)
+            OperationQueue().addOperation(observer)
+            let started = Date()
+            while kept.withLock({ $0 }) == nil && Date().timeIntervalSince(started) < 5 { usleep(1_000) }
+            kept.withLock { $0 }?()
+            _ = finished.wait(timeout: .now() + 5)
+        }
+        // The queue lets go of the operation on its own thread: wait until it is gone, or for a
+        // while (a callback that holds it strongly keeps it; that is fine).
+        let deadline = Date(timeIntervalSinceNow: 2)
+        while gone != nil && Date() < deadline { usleep(5_000) }
+        kept.withLock { $0 }?()
+        exit(EXIT_SUCCESS)
     }
 
     @Test("the operation finishes while the main thread is busy: the callback needs no main queue")
@@ -84,14 +169,35 @@ struct Exercise4Tests {
             queue.add([operation, observer])
             return finished.wait(timeout: .now() + 3) == .success
         }
-        #expect(
-            finishedMeanwhile,
-            """
-            the operation did not finish while the main thread was busy: the callback finishes it through the main \
-            queue (DispatchQueue.main, @MainActor, OperationQueue.main), which a command-line program that waits never \
-            runs. Call finish() right where the callback runs (hint: "Any thread will do")
-            """)
         // Once the main queue is free, a callback that went through it finishes at once.
-        #expect(await drained(queue, within: 2), "the operation never finished, even once the main queue was free")
+        let finishedLater = finishedMeanwhile ? true : await drained(queue, within: 2)
+        if !finishedLater {
+            Issue.record(
+                """
+                the operation never finished, not even once the main thread was free: does main() give the work a \
+                callback that calls finish()? (hint: "The callback finishes")
+                """)
+        } else if !finishedMeanwhile {
+            Issue.record(
+                """
+                the operation did not finish while the main thread was busy: the callback finishes it through the \
+                main queue (DispatchQueue.main, @MainActor, OperationQueue.main), which a command-line program that \
+                waits never runs. Call finish() right where the callback runs (hint: "Any thread will do")
+                """)
+        }
+    }
+}
+
+/// The exercise's operation, watched: it says when its `main()` has returned, and may be
+/// cancelled just before `main()` runs, after `start()` decided to run it.
+private final class WatchedCallback: CallbackOperation, @unchecked Sendable {
+    // @unchecked Sendable: a thread-safe flag, and a setting made before the operation is queued.
+    let mainReturned = Flag()
+    var cancelsBeforeMain = false
+
+    override func main() {
+        if cancelsBeforeMain { cancel() }
+        super.main()
+        mainReturned.raise()
     }
 }

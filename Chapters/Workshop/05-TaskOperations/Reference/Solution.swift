@@ -1,5 +1,5 @@
-// Exercise 5 — cancelling the operation cancels its task.
-// Chapter 5: Chapters/05-TaskOperation/README.md. Check it: Scripts/workshop check 5
+// Exercise 5 — cancelling the operation cancels its task (about 10 minutes).
+// Chapter 5: Chapters/05-TaskOperations/README.md. Check it: Scripts/workshop check 5
 import AsyncOperations
 
 /// Runs an async closure in a `Task` and finishes when the task ends, keeping the outcome.

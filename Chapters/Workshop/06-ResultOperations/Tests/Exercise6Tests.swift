@@ -10,16 +10,28 @@ struct Exercise6Tests {
     @Test("a request that answers: its result, there when the queue learns the operation finished")
     func answered() async {
         let operation = WatchedRequest { done in DispatchQueue.global().async { done(.success("answer")) } }
-        #expect(await OperationQueue().runs(operation, within: 5), "the operation never finished")
-        #expect(operation.result == .success("answer"))
-        #expect(operation.resultWhenFinished == .success("answer"), "when it finished, the result was not there yet")
+        #expect(
+            await OperationQueue().runs(operation, within: 5),
+            "the operation never finished: does the request's callback still finish it? (hint: \"Never under the lock\")"
+        )
+        #expect(
+            operation.result == .success("answer"),
+            "the result is the request's answer; got \(String(describing: operation.result)) (hint: \"One result\")")
+        #expect(
+            operation.resultWhenFinished == .success("answer"),
+            "when it finished, the result was not there yet: store it, then finish (hint: \"Cancelled while it runs\")")
     }
 
     @Test("a request that fails: its failure")
     func failed() async {
         let operation = WatchedRequest { done in DispatchQueue.global().async { done(.failure(.failed("timeout"))) } }
-        #expect(await OperationQueue().runs(operation, within: 5), "the operation never finished")
-        #expect(operation.result == .failure(.failed("timeout")))
+        #expect(
+            await OperationQueue().runs(operation, within: 5),
+            "the operation never finished: does the request's callback still finish it? (hint: \"Never under the lock\")"
+        )
+        #expect(
+            operation.result == .failure(.failed("timeout")),
+            "the result is the request's failure; got \(String(describing: operation.result)) (hint: \"One result\")")
     }
 
     @Test("cancelled before it starts: the request is never sent, and the result is .cancelled")
@@ -33,8 +45,10 @@ struct Exercise6Tests {
             return
         }
         let finished = await OperationQueue().runs(operation, within: 5)
-        #expect(finished, "a cancelled operation must finish when its queue starts it")
-        #expect(!sent.isRaised, "a cancelled operation sent its request")
+        #expect(
+            finished,
+            "a cancelled operation must finish when its queue starts it (hint: \"Cancelled before it starts\")")
+        #expect(!sent.isRaised, "a cancelled operation sent its request (hint: \"Cancelled before it starts\")")
         #expect(
             operation.result == .failure(.cancelled),
             """
@@ -58,7 +72,7 @@ struct Exercise6Tests {
         let queue = OperationQueue()
         let operation = WatchedRequest { _ in sent.raise() }  // never calls back
         queue.addOperation(operation)
-        #expect(await sent.wait(seconds: 5), "the request was never sent")
+        #expect(await sent.wait(seconds: 5), "the request was never sent (hint: \"Cancelled while it runs\")")
         // On a thread of its own: a cancel that deadlocks fails this test instead of hanging it.
         let cancelReturned = await blockingCall(within: 5) { queue.cancelAllOperations() }
         #expect(
@@ -76,7 +90,10 @@ struct Exercise6Tests {
             cancelled while running, the operation waited for ever for a request that never answers: when it is \
             cancelled, end it with .failure(.cancelled) (hint: "Cancelled while it runs")
             """)
-        #expect(operation.result == .failure(.cancelled))
+        #expect(
+            operation.result == .failure(.cancelled),
+            "cancelled while running, the result must be .failure(.cancelled); got \(String(describing: operation.result)) (hint: \"Cancelled while it runs\")"
+        )
         if finished && operation.result == .failure(.cancelled) {
             #expect(
                 operation.resultWhenFinished == .failure(.cancelled),
@@ -100,7 +117,9 @@ struct Exercise6Tests {
         guard await sent.wait(seconds: 5), await blockingCall(within: 5, { operation.cancel() }),
             await queueLearnsFinished(operation, within: 5)
         else {
-            Issue.record("the cancelled operation never finished: see queueCancelsWhileRunning")
+            Issue.record(
+                "the cancelled operation never finished: see queueCancelsWhileRunning (hint: \"Cancelled while it runs\")"
+            )
             return
         }
         answer.withLock { $0 }?(.failure(.failed("the server noticed the cancel")))
@@ -116,9 +135,11 @@ struct Exercise6Tests {
         // By hand, on a thread of its own: the first time that thread reads isCancelled, the
         // watched operation is cancelled right after the read.
         let returned = await blockingCall(threadMark: WatchedRequest.startingThread, within: 5) { operation.start() }
-        #expect(returned, "start() never returned")
+        #expect(
+            returned,
+            "start() never returned: does something wait for a lock it holds? (hint: \"Never under the lock\")")
         guard await queueLearnsFinished(operation, within: 5) else {
-            Issue.record("the operation never finished")
+            Issue.record("the operation never finished (hint: \"Cancelled before it starts\")")
             return
         }
         let expected: Result<String, RequestError> = operation.isCancelled ? .failure(.cancelled) : .success("answer")
@@ -151,7 +172,9 @@ struct Exercise6Tests {
             return
         }
         guard operation.cancelledWhileStarting else {
-            Issue.record("the test's cancel never landed: start() did not read isReady on its thread")
+            Issue.record(
+                "the test's cancel never landed: start() did not read isReady on its thread (hint: \"Cancelled while it runs\")"
+            )
             return
         }
         let finished = await queueLearnsFinished(operation, within: 5)
@@ -162,7 +185,73 @@ struct Exercise6Tests {
             at isExecuting misses that moment (the operation is not executing yet). Register the ending with \
             onCancel(_:) in main(), which runs at once if the cancel came first (hint: "Cancelled while it runs")
             """)
-        #expect(!finished || operation.result == .failure(.cancelled))
+        #expect(
+            !finished || operation.result == .failure(.cancelled),
+            """
+            cancelled while starting, the operation ended with \(String(describing: operation.result)), not \
+            .failure(.cancelled) (hint: "Cancelled while it runs")
+            """)
+    }
+
+    @Test("main() returns while the request runs: the answer, or the cancel, ends the operation")
+    func mainReturnsAtOnce() async {
+        let answer = Locked<(@Sendable (Result<String, RequestError>) -> Void)?>(nil)
+        let operation = WatchedRequest { done in answer.withLock { $0 = done } }
+        OperationQueue().addOperation(operation)
+        // The request is not answered until the test has looked: main() has nothing to wait for.
+        let returned = await operation.mainReturned.wait(seconds: 3)
+        answer.withLock { $0 }?(.success("answer"))
+        #expect(
+            returned,
+            """
+            main() had not returned while the request was running: it waits for the answer (or for a time limit), \
+            holding one of the queue's threads meanwhile. Send the request with a callback that finishes the \
+            operation, register the cancel's ending, and return (hint: "Cancelled while it runs")
+            """)
+        guard await queueLearnsFinished(operation, within: 5) else {
+            Issue.record("the request answered, but the operation never finished (hint: \"Cancelled while it runs\")")
+            return
+        }
+        #expect(
+            operation.result == .success("answer"),
+            """
+            nobody cancelled, and the request answered once main() had returned, yet the operation ended with \
+            \(String(describing: operation.result)): did main() wait for the answer, and give up after a while? \
+            Only a cancel ends it with .cancelled (hint: "Cancelled while it runs")
+            """)
+    }
+
+    @Test("a request that answers late, and is never cancelled, ends with its answer: only a cancel makes .cancelled")
+    func lateAnswerIsNoCancel() async {
+        let answer = Locked<(@Sendable (Result<String, RequestError>) -> Void)?>(nil)
+        let sent = Flag()
+        let operation = WatchedRequest { done in
+            answer.withLock { $0 = done }
+            sent.raise()
+        }
+        OperationQueue().addOperation(operation)
+        guard await sent.wait(seconds: 5) else {
+            Issue.record("the request was never sent (hint: \"Cancelled while it runs\")")
+            return
+        }
+        // A slow server: the answer comes 2 s after the request, and nobody cancels.
+        let answered = Flag()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 2) {
+            answer.withLock { $0 }?(.success("late answer"))
+            answered.raise()
+        }
+        _ = await answered.wait(seconds: 10)
+        guard await queueLearnsFinished(operation, within: 5) else {
+            Issue.record("the request answered, but the operation never finished (hint: \"Cancelled while it runs\")")
+            return
+        }
+        #expect(
+            operation.result == .success("late answer") && !operation.isCancelled,
+            """
+            a request that answered after 2 s, never cancelled, ended with \(String(describing: operation.result)): \
+            only a cancel ends it with .cancelled — a time limit guesses how long a request takes (hint: "Cancelled \
+            while it runs")
+            """)
     }
 
     @Test("an operation is freed once it has finished, or when it is dropped without running")
@@ -172,7 +261,9 @@ struct Exercise6Tests {
         do {
             let operation = RequestOperation { done in DispatchQueue.global().async { done(.success("answer")) } }
             answered = operation
-            #expect(await OperationQueue().runs(operation, within: 5), "the operation never finished")
+            #expect(
+                await OperationQueue().runs(operation, within: 5),
+                "the operation never finished (hint: \"Who holds whom\")")
             let neverRun = RequestOperation { _ in }
             dropped = neverRun
         }
@@ -204,6 +295,14 @@ private final class WatchedRequest: RequestOperation, @unchecked Sendable {
     let cancelWhenStartReadsReady = Flag()
     private let readReady = Flag()
     var cancelledWhileStarting: Bool { readReady.isRaised }
+
+    /// Raised once the learner's main() has returned.
+    let mainReturned = Flag()
+
+    override func main() {
+        super.main()
+        mainReturned.raise()
+    }
 
     /// The result when the operation first said it was finished: what the queue found.
     var resultWhenFinished: Result<String, RequestError>? { recorded.withLock { $0.result } }
