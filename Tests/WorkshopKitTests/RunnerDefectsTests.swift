@@ -160,6 +160,9 @@ struct RunnerDefectsTests {
             #expect(try !second.tryLock(as: "Scripts/workshop check 0"))
             #expect(second.holder()?.command == "Scripts/workshop check 3")
             #expect(second.holder()?.pid == getpid())
+            // A process the holder starts does not inherit the lock: when a killed runner's
+            // leftovers inherited it, they held it for ever, and the next check waited.
+            #expect(!first.passesToChildren)
             first.unlock()
             #expect(try second.tryLock(as: "Scripts/workshop check 0"))
             second.unlock()

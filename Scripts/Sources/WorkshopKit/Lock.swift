@@ -42,7 +42,9 @@
         public func tryLock(as command: String) throws -> Bool {
             if descriptor >= 0 { return true }
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let fd = open(lockFile.path, O_RDWR | O_CREAT, 0o644)
+            // Close-on-exec: a process the runner starts must not inherit the lock, or a killed
+            // runner's leftovers would hold it for ever.
+            let fd = open(lockFile.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             guard fd >= 0 else {
                 throw WorkshopError("could not open \(lockFile.path): \(String(cString: strerror(errno)))")
             }
@@ -54,6 +56,26 @@
             let holder = Holder(pid: getpid(), command: command, since: Date())
             try? JSONEncoder().encode(holder).write(to: holderFile, options: .atomic)
             return true
+        }
+
+        /// Whether a process that this runner starts would inherit the lock: it must not, or a
+        /// killed runner's leftovers would hold it for ever.
+        public var passesToChildren: Bool {
+            descriptor >= 0 && fcntl(descriptor, F_GETFD) & FD_CLOEXEC == 0
+        }
+
+        /// Whether the lock is held by a runner that has ended: only processes it left can hold
+        /// it then (a runner older than close-on-exec passed it on to them).
+        public func heldByAnEndedRunner() -> Bool {
+            guard let holder = holder() else { return false }
+            return !ProcessTable.isRunning(holder.pid)
+        }
+
+        /// Stops what an ended holder recorded, without holding the lock: for a lock that only
+        /// its leftovers hold. Returns their pids.
+        public func stopLeftoversOfAnEndedRunner() -> [Int32] {
+            guard heldByAnEndedRunner() else { return [] }
+            return stopRecorded()
         }
 
         /// The holder's own words, if it wrote them (a lock taken a moment ago may not have yet).
@@ -102,6 +124,10 @@
         /// started at the same moment): a holder that ended normally left none, so these are
         /// what a killed runner left behind. Returns their pids. Call it once the lock is held.
         public func stopLeftovers() -> [Int32] {
+            stopRecorded()
+        }
+
+        func stopRecorded() -> [Int32] {
             let recorded = recorded()
             defer { try? FileManager.default.removeItem(at: processesFile) }
             guard !recorded.isEmpty else { return [] }

@@ -214,8 +214,16 @@
                         return "`\(holder.command)` (process \(holder.pid), since \(time))"
                     } ?? "another run of Scripts/workshop"
                 terminal.say("  \(who) is using the workshop's build folder: waiting for it to end… (Ctrl-C stops)")
+                var told = false
                 while try !buildLock.tryLock(as: commandLine) {
                     if shouldStop() { return false }
+                    let left = buildLock.stopLeftoversOfAnEndedRunner()
+                    if !left.isEmpty && !told {
+                        told = true
+                        terminal.say(
+                            "  It had ended without cleaning up (killed?), leaving \(left.count) process\(left.count == 1 ? "" : "es") running (\(left.map(String.init).joined(separator: ", "))): stopped."
+                        )
+                    }
                     usleep(200_000)
                 }
                 terminal.say("  … it ended: checking now.")
