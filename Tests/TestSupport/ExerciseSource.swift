@@ -77,7 +77,8 @@ public struct ExerciseSource {
 
     /// What is wrong with the order of the calls, in the file, one short sentence each: each
     /// `didChangeValue(x)` must follow a `willChangeValue(x)`, with a change of the state
-    /// between them (`withLock`, `lock()`): first the will, then the change, then the did.
+    /// between them (`withLock`, `lock()`, or an assignment to `executing`, `finished` or
+    /// `state`): first the will, then the change, then the did.
     /// Read in the file's order — a loop or a helper keeps it — except that a call inside a
     /// `defer { }` block runs at the end of its scope, after any change written below it.
     public func orderProblems() -> [String] {
@@ -98,7 +99,9 @@ public struct ExerciseSource {
                 events.append((offset, .did(text, deferred: Self.isDeferred(at: call.range.lowerBound, in: code))))
             }
         }
-        for change in code.matches(of: /\.withLock\b|\.lock\(\)|\bwithLock\s*[({]/) {
+        // A change: taking the lock, or assigning the exercise's state (inside the lock, or not).
+        for change in code.matches(of: /\.withLock\b|\.lock\(\)|\bwithLock\s*[({]|\b(executing|finished|state)\s*=[^=]/)
+        {
             events.append((code.distance(from: code.startIndex, to: change.range.lowerBound), .change))
         }
         events.sort { $0.offset < $1.offset }

@@ -20,6 +20,8 @@ import WorkshopKit
 ///   Linux's Foundation (with the crash report the runtime wrote: backtrace.json).
 /// - race1flag: exercise 1's `main()` polling a plain `Bool` that the work sets: ThreadSanitizer's
 ///   run (console.txt has its reports).
+/// - race8slots: exercise 8's collector with only the count under the lock: the report that
+///   ThreadSanitizer wrote for the race test's child process (tsan-report.txt).
 struct Fixture {
     let name: String
 

@@ -121,6 +121,24 @@ struct RunnerDefectsTests {
         #expect(text.contains("Wait for a signal instead"), "exercise 1's Race.md")
     }
 
+    @Test("a race in an exit test's child is read from the report it wrote: a Swift access race at the learner's lines")
+    func raceInAChildProcess() throws {
+        // Exercise 8 answered with the count under the lock and the slots outside it: its race
+        // runs in an exit test's child, which wrote this report (log_path), not the console.
+        let report = try #require(Fixture(name: "race8slots").text("tsan-report.txt"))
+        let races = DataRace.reports(in: report)
+        #expect(!races.isEmpty)
+        let exercise = try repositoryExercise(8)
+        let race = try #require(races.first)
+        #expect(race.accesses.count == 2)
+        let writes = race.accesses.filter(\.isWrite)
+        #expect(!writes.isEmpty, "a modifying access is a write")
+        for access in race.accesses {
+            let place = access.place(preferring: exercise.file.path)
+            #expect(place?.file.map { Backtrace.isSameFile($0, as: exercise.file.path) } == true, "\(access)")
+        }
+    }
+
     @Test("ThreadSanitizer's Swift names are made readable")
     func demangling() {
         let names = DataRace.demangledNames(

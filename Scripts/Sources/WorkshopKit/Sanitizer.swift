@@ -7,7 +7,10 @@ public struct DataRace: Equatable, Sendable {
         /// The frames of the access, innermost first: function, file and line.
         public var frames: [Backtrace.Frame]
 
-        public var isWrite: Bool { kind.lowercased().contains("write") }
+        public var isWrite: Bool {
+            let kind = kind.lowercased()
+            return kind.contains("write") || kind.contains("modifying")
+        }
 
         public init(kind: String, frames: [Backtrace.Frame]) {
             self.kind = kind
@@ -34,7 +37,8 @@ public struct DataRace: Equatable, Sendable {
         var current: [Access]?
         for line in console.split(separator: "\n", omittingEmptySubsequences: false) {
             let text = line.trimmingCharacters(in: .whitespaces)
-            if text.hasPrefix("WARNING: ThreadSanitizer: data race") {
+            // "data race", or "Swift access race" (two accesses that break Swift's exclusivity).
+            if text.hasPrefix("WARNING: ThreadSanitizer:"), text.contains("data race") || text.contains("access race") {
                 if let current { races.append(DataRace(accesses: current)) }
                 current = []
                 continue
@@ -60,14 +64,13 @@ public struct DataRace: Equatable, Sendable {
         return races
     }
 
-    /// "Write of size 8 at 0x… by thread T2:", "Previous read of size 1 at … by main thread:".
+    /// "Write of size 8 at 0x… by thread T2:", "Previous read of size 1 at … by main thread:",
+    /// "Previous modifying access of Swift variable at 0x… by thread T16:".
     static func isAccessHeader(_ text: String) -> Bool {
         let lower = text.lowercased()
-        return
-            (lower.hasPrefix("write of") || lower.hasPrefix("read of") || lower.hasPrefix("previous write of")
-            || lower.hasPrefix("previous read of") || lower.hasPrefix("atomic write of")
-            || lower.hasPrefix("atomic read of") || lower.hasPrefix("previous atomic"))
-            && text.contains(" at ")
+        let kinds = ["write of", "read of", "atomic write of", "atomic read of", "modifying access", "read access"]
+        let kind = kinds.contains { lower.hasPrefix($0) || lower.hasPrefix("previous " + $0) }
+        return kind && text.contains(" at ") && text.contains(" by ") && text.hasSuffix(":")
     }
 
     /// "Write of size 8" from "Write of size 8 at 0x7b… by thread T2:".

@@ -78,9 +78,24 @@
                 ? "enable=no"
                 : "enable=yes,interactive=no,color=no,threads=crashed,registers=none,images=none,"
                     + "sanitize=no,format=json,output-to=\(backtraceFolder.path)"
-            // Every race, each once, and the run goes on (its tests' verdicts still count).
-            environment["TSAN_OPTIONS"] = "halt_on_error=0:report_signal_unsafe=0:history_size=4"
+            // Every race, each once, and the run goes on (its tests' verdicts still count); the
+            // reports go to files, one per process, so that those of an exit test's child (which
+            // Swift Testing does not show) are read too, and a race does not make a child that
+            // must exit normally look as if it crashed.
+            environment["TSAN_OPTIONS"] =
+                "halt_on_error=0:exitcode=0:report_signal_unsafe=0:history_size=4:log_path=\(sanitizerLogPrefix.path)"
             return environment
+        }
+
+        /// Where ThreadSanitizer writes its reports: this prefix, then ".<pid>".
+        var sanitizerLogPrefix: URL { folder.appendingPathComponent("tsan") }
+
+        /// The reports ThreadSanitizer wrote, every process's.
+        func sanitizerReports() -> String {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            return names.filter { $0.hasPrefix("tsan.") }.sorted().compactMap { name in
+                try? String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+            }.joined(separator: "\n")
         }
 
         /// The package manager's `--filter` takes a regular expression over
@@ -139,6 +154,10 @@
         try manager.createDirectory(at: request.folder, withIntermediateDirectories: true)
         try? manager.removeItem(at: request.eventsFile)
         try? manager.removeItem(at: request.backtraceFolder)
+        for name in (try? manager.contentsOfDirectory(atPath: request.folder.path)) ?? [] where name.hasPrefix("tsan.")
+        {
+            try? manager.removeItem(at: request.folder.appendingPathComponent(name))
+        }
         try manager.createDirectory(at: request.backtraceFolder, withIntermediateDirectories: true)
         let environment = request.environment(base: ProcessInfo.processInfo.environment)
         let child = try ChildProcess(request.arguments, environment: environment, outputFile: request.consoleFile)
@@ -203,7 +222,7 @@
                 log: log, busyWhenStopped: stoppedIn == nil ? nil : busy,
                 testSeconds: testsStarted.map { Date().timeIntervalSince($0) })
             if request.threadSanitizer {
-                observation.races = DataRace.reports(in: text).map { race in
+                observation.races = DataRace.reports(in: text + "\n" + request.sanitizerReports()).map { race in
                     race.demangled { names in demangle(names, in: request.folder) }
                 }
             }

@@ -128,9 +128,10 @@
                 confirming: { [terminal] confirmation in
                     switch confirmation {
                     case .raceDetector:
+                        let first = !FileManager.default.fileExists(atPath: raceScratch.path)
                         terminal.say(
-                            "  … they pass; checking for data races: the tests again, under ThreadSanitizer (the first time, it builds the chapters' libraries for it)"
-                        )
+                            "  … they pass; checking for data races: the tests again, under ThreadSanitizer"
+                                + (first ? " (this first time, it builds the chapters' libraries for it)" : ""))
                     case .again:
                         terminal.say("  … they pass; running them once more, to be sure")
                     }

@@ -150,6 +150,12 @@ struct WorkshopJudgingTests {
             defer { didChangeValue(forKey: "isFinished") }
             lock.withLock { finished = true }
             """,
+            // inside a recursive lock: the order is right (another test sees the lock held)
+            """
+            lock.withLock {
+                willChangeValue(forKey: "isFinished"); finished = true; didChangeValue(forKey: "isFinished")
+            }
+            """,
         ]
         for code in right { #expect(problems(code).isEmpty, "\(code)\n\(problems(code))") }
         let willAfter = problems(

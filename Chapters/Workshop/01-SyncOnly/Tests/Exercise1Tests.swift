@@ -34,12 +34,14 @@ struct Exercise1Tests {
             completionRan.raise()
         }
         OperationQueue().addOperation(operation)
-        #expect(
-            await completionRan.wait(seconds: 5),
-            "the operation's completion block never ran: did main() return? (hint: \"Wait for the work\")")
+        guard await completionRan.wait(seconds: 5) else {
+            Issue.record("the operation's completion block never ran: did main() return? (hint: \"Wait for the work\")")
+            return
+        }
         #expect(
             log.events == ["work ran", "operation finished"],
-            "the work must run before the operation finishes, once: \(log.events) (hint: \"Wait for the work\")")
+            "the work must run once, before the operation finishes; what happened: \(log.events) (hint: \"Wait for the work\")"
+        )
     }
 
     @Test("the work runs once, on workQueue, not on the operation's own thread")
