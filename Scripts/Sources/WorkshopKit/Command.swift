@@ -25,7 +25,9 @@ public enum Command: Equatable, Sendable {
           list          every exercise and whether it passes: your progress at a glance
           next          checks the exercises in order and stops at the first one that does not pass
                         yet; exits with 1 until every exercise passes
-          check N       builds and tests exercise N on its own: what fails, as it happens
+          check N       builds and tests exercise N on its own: what fails, as it happens; a pass
+                        is run twice (the second time under ThreadSanitizer for the exercises
+                        about shared state)
           watch [N]     works on exercise N (or the next unfinished one): checks it again each time
                         you save it; keys for the hint, reset, running the chapter, the next exercise
           hint N        a hint for exercise N
