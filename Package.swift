@@ -5,22 +5,44 @@
 import PackageDescription
 
 let chapters: [Target] =
-    chapter(0, "00-OperationBasics", library: "OperationBasics")
-    + chapter(1, "01-SyncOnlyOperation", library: "SyncOnly")
-    + chapter(2, "02-ManualState", library: "ManualState")
+    chapter(0, "OperationBasics")
+    + chapter(1, "SyncOnly")
+    + chapter(2, "ManualState")
     // Chapter 3 finishes the asynchronous base operation: chapters 4–7 and 9 import AsyncOperations.
     + library("AsyncOperations", in: "03-Cancellation")
-    + chapter(3, "03-Cancellation", library: "Cancellation", uses: ["AsyncOperations", "ManualState"])
-    + chapter(4, "04-CompletionOperation", library: "CompletionOperations", uses: ["AsyncOperations"])
-    + chapter(5, "05-TaskOperation", library: "TaskOperations", uses: ["AsyncOperations"])
-    + chapter(6, "06-ResultOperation", library: "ResultOperations", uses: ["AsyncOperations", "ManualState"])
-    + chapter(7, "07-ChainedOperations", library: "ChainedOperations", uses: ["AsyncOperations", "ResultOperations"])
+    + chapter(3, "Cancellation", uses: ["AsyncOperations", "ManualState"])
+    + chapter(4, "CompletionOperations", uses: ["AsyncOperations"])
+    // Chapter 5 adds the async/await post's generic operation to its namespace, AsyncAwaitPost (chapter 2).
+    + chapter(5, "TaskOperations", uses: ["AsyncOperations", "ManualState"], showing: ["ManualState"])
+    + chapter(6, "ResultOperations", uses: ["AsyncOperations", "ManualState"])
+    + chapter(7, "ChainedOperations", uses: ["AsyncOperations", "ResultOperations"])
     // Chapter 8 needs no OperationQueue, and no base operation. The article's own code is a module of
     // its own (its protocol is named `Operation`, like Foundation's), which chapter 8 also runs.
-    + library("PopularCoordinators", in: "08-Coordinators")
-    + chapter(8, "08-Coordinators", library: "Coordinators", showing: ["PopularCoordinators"])
-    + chapter(9, "09-ProgressSuspendPriority", library: "SteppedWork", uses: ["AsyncOperations", "TaskOperations"])
-    + chapter(10, "10-StructuredConcurrency", library: "StructuredConcurrency", uses: ["TaskOperations"])
+    + library("CoordinatingPost", in: "08-Coordinators")
+    + chapter(8, "Coordinators", showing: ["CoordinatingPost"])
+    + chapter(9, "ProgressSuspendPriority", uses: ["AsyncOperations", "TaskOperations"])
+    + chapter(10, "StructuredConcurrency", uses: ["TaskOperations"])
+
+/// The chapters' libraries, in chapter order.
+let libraries = chapters.filter { $0.type == .regular }.map(\.name)
+
+// Check your own operation: the contract chapters 1–6 prove, as a kit an app's test target adds to
+// check its own Operation subclass. It depends on nothing but the toolchain.
+let contractKit: [Target] = [
+    .target(name: "OperationContract", path: "Chapters/OperationContract/OperationContract"),
+    // The kit's own tests run it on the chapters' versions and on operations broken on purpose
+    // (ContractSubjects); contract-checks runs those whose failures hang, in a process of its own.
+    .target(
+        name: "ContractSubjects",
+        dependencies: [
+            "OperationContract", "SyncOnly", "ManualState", "AsyncOperations", "CompletionOperations", "TaskOperations",
+            "ResultOperations",
+        ],
+        path: "Tests/ContractSubjects"
+    ),
+    .executableTarget(name: "contract-checks", dependencies: ["ContractSubjects"], path: "Tests/ContractChecks"),
+    .testTarget(name: "OperationContractTests", dependencies: ["OperationContract", "ContractSubjects"]),
+]
 
 let supportAndTests: [Target] =
     [
@@ -49,14 +71,14 @@ let supportAndTests: [Target] =
         // Chapter 4: the article's call site on the article's operation, main queue served (its tests run it).
         .executableTarget(
             name: "chapter4-article", dependencies: ["CompletionOperations", "ChapterSupport"],
-            path: "Chapters/04-CompletionOperation/article"),
+            path: "Chapters/04-CompletionOperations/article"),
         // Chapter 5: the article's call site, the same lines in both language modes (its tests run them).
         .executableTarget(
-            name: "chapter5-article-swift6", dependencies: ["TaskOperations", "ChapterSupport"],
-            path: "Chapters/05-TaskOperation/article-swift6"),
+            name: "chapter5-article-swift6", dependencies: ["ManualState", "TaskOperations", "ChapterSupport"],
+            path: "Chapters/05-TaskOperations/article-swift6"),
         .executableTarget(
-            name: "chapter5-article-swift5", dependencies: ["TaskOperations", "ChapterSupport"],
-            path: "Chapters/05-TaskOperation/article-swift5", swiftSettings: [.swiftLanguageMode(.v5)]),
+            name: "chapter5-article-swift5", dependencies: ["ManualState", "TaskOperations", "ChapterSupport"],
+            path: "Chapters/05-TaskOperations/article-swift5", swiftSettings: [.swiftLanguageMode(.v5)]),
         // Scripts/workshop runs the workshop's runner; its decisions, in WorkshopKit, are tested
         // on recorded runs by WorkshopKitTests.
         .target(name: "WorkshopKit", path: "Scripts/Sources/WorkshopKit"),
@@ -70,13 +92,10 @@ let supportAndTests: [Target] =
             path: "Tests/LibraryScenes"),
         // Bounded, non-blocking waits shared by the tests and the workshop's (Chapters/Workshop).
         .target(name: "TestSupport", dependencies: ["AsyncOperations", "TaskOperations"], path: "Tests/TestSupport"),
+        // Every chapter's libraries, and the support the tests share.
         .testTarget(
             name: "PlaygroundTests",
-            dependencies: [
-                "OperationBasics", "SyncOnly", "ManualState", "AsyncOperations", "Cancellation", "CompletionOperations",
-                "TaskOperations", "ResultOperations", "ChainedOperations", "Coordinators", "PopularCoordinators",
-                "SteppedWork", "StructuredConcurrency", "TestSupport", "ChapterSupport", "Recording",
-            ]
+            dependencies: libraries.map { .target(name: $0) } + ["TestSupport", "ChapterSupport", "Recording"]
         ),
     ]
 
@@ -86,20 +105,21 @@ let package = Package(
     // copy the operations into apps); the tests that start processes are macOS and Linux only.
     // Swift 6.2 (the tools version above) is what the tests' exit tests need.
     platforms: [.macOS(.v13), .iOS(.v16)],
-    // The workshop's package, Chapters/Workshop, imports the chapters' libraries and TestSupport.
-    products: (chapters.filter { $0.type == .regular }.map(\.name) + ["TestSupport"]).map {
+    // The chapters' libraries and TestSupport, which the workshop's package (Chapters/Workshop)
+    // imports, and OperationContract, which an app's test target adds to check its own operation.
+    products: (libraries + ["TestSupport", "OperationContract"]).map {
         .library(name: $0, targets: [$0])
     },
-    targets: chapters + supportAndTests
+    targets: chapters + contractKit + supportAndTests
 )
 
-/// A chapter: its library in Chapters/<folder>/<library>, and its executable `chapterN` in
-/// Chapters/<folder>/chapterN, which tells the chapter's story with that library (and with the
-/// libraries in `showing`, if it also runs an article's own code).
-func chapter(
-    _ number: Int, _ folder: String, library name: String, uses: [String] = [], showing: [String] = []
-) -> [Target] {
-    library(name, in: folder, uses: uses) + [
+/// Chapter `number`, named `name`: its folder Chapters/NN-<name> (the number in two digits), its
+/// library <name> in that folder, and its executable `chapterN` in Chapters/NN-<name>/chapterN,
+/// which tells the chapter's story with that library (and with the libraries in `showing`, if it
+/// also runs an article's own code).
+func chapter(_ number: Int, _ name: String, uses: [String] = [], showing: [String] = []) -> [Target] {
+    let folder = (number < 10 ? "0" : "") + "\(number)-\(name)"
+    return library(name, in: folder, uses: uses) + [
         .executableTarget(
             name: "chapter\(number)",
             dependencies: [.target(name: name), "ChapterSupport"] + showing.map { .target(name: $0) },

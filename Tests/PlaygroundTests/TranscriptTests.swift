@@ -4,19 +4,9 @@ import Testing
 /// The expected output in each chapter README is what the chapter really prints.
 @Suite("Chapter READMEs show what the chapters print")
 struct TranscriptTests {
-    static let chapters = [
-        ("chapter0", "00-OperationBasics"),
-        ("chapter1", "01-SyncOnlyOperation"),
-        ("chapter2", "02-ManualState"),
-        ("chapter3", "03-Cancellation"),
-        ("chapter4", "04-CompletionOperation"),
-        ("chapter5", "05-TaskOperation"),
-        ("chapter6", "06-ResultOperation"),
-        ("chapter7", "07-ChainedOperations"),
-        ("chapter8", "08-Coordinators"),
-        ("chapter9", "09-ProgressSuspendPriority"),
-        ("chapter10", "10-StructuredConcurrency"),
-    ]
+    /// Every chapter folder, `Chapters/NN-Name` (`ChapterListTests` checks each against
+    /// Package.swift's list).
+    static let chapters = ChapterFolders.all
 
     @Test("a changed line shows as one line of each side, with its line number")
     func diffShowsChangedLine() {
@@ -30,12 +20,13 @@ struct TranscriptTests {
     }
 
     @Test("README output block equals the chapter's output", arguments: chapters)
-    func readmeMatchesOutput(chapter: String, folder: String) async throws {
-        let expected = try Transcript.expected(chapter: chapter, folder: folder)
-        let printed = try await Transcript.run(chapter)
+    func readmeMatchesOutput(chapter: ChapterFolders.Chapter) async throws {
+        let expected = try Transcript.expected(chapter: chapter.executable, folder: chapter.folder)
+        let printed = try await Transcript.run(chapter.executable)
         let diff = Transcript.diff(expected: expected, printed: printed)
         #expect(
             diff.isEmpty,
-            "Chapters/\(folder)/README.md's output block differs from `swift run \(chapter)`:\n\(diff)")
+            "Chapters/\(chapter.folder)/README.md's output block differs from `swift run \(chapter.executable)`:\n\(diff)"
+        )
     }
 }

@@ -73,11 +73,9 @@ public final class EventLog: Sendable {
 /// AddressSanitizer, else 1.
 ///
 /// A bound only decides when a broken version fails. Under ThreadSanitizer on a 2-core machine
-/// everything runs several times slower, and each exit test holds a cooperative-pool thread
-/// while its child runs: with two exit tests at once, every other test's awaits stall for
-/// seconds (seen: a whole run's 10 s bounds failing together at 12.7 s). AddressSanitizer
-/// slows a run less, but the same way. Looked up on Linux only (the runtimes define
-/// `__tsan_init` and `__asan_init`); on Darwin, 1.
+/// everything runs several times slower, the exit tests' children too; AddressSanitizer slows
+/// a run less, but the same way. Looked up on Linux only (the runtimes define `__tsan_init` and
+/// `__asan_init`); on Darwin, 1.
 public let boundStretch: Double = {
     #if os(Linux)
         return dlsym(nil, "__tsan_init") != nil || dlsym(nil, "__asan_init") != nil ? 4 : 1

@@ -8,7 +8,7 @@ heading("The post's AsyncOperation: a concurrent queue, barrier writes")
 // `.named`: a plain OperationQueue with a Foundation `name`, which labels the chapter's pictures.
 let queue = OperationQueue.named("queue")
 // The post's example as its call site runs it: start() prints "Starting", main() "Executing".
-let articleOperation = ConcurrentSolutionsPost.ExampleOperation(delay: Pacing.delay(0.5))
+let articleOperation = ConcurrentSolutionsPost.AsyncOperationWithExample(delay: Pacing.delay(0.5))
 queue.addOperations([articleOperation], waitUntilFinished: true)  // returns only after finish()
 say("Operations finished")
 

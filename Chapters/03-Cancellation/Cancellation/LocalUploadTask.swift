@@ -1,19 +1,6 @@
 import AsyncOperations
 import Dispatch
 
-/// How an upload ended.
-public enum UploadOutcome: Equatable, Sendable, CustomStringConvertible {
-    case uploaded(chunks: Int)
-    case cancelled(afterChunks: Int)
-
-    public var description: String {
-        switch self {
-        case .uploaded(let chunks): "uploaded all \(chunks) chunks"
-        case .cancelled(let sent): "cancelled after \(sent) chunk\(sent == 1 ? "" : "s")"
-        }
-    }
-}
-
 /// A local stand-in for `URLSessionUploadTask`: no network, no file. After `resume()` it
 /// "sends" one chunk per `pace` on its own serial queue, and reports the outcome exactly once.
 ///

@@ -2,55 +2,6 @@ import AsyncOperations
 import Foundation
 import ResultOperations
 
-/// An operation whose output a later operation can take as its input: any operation that
-/// ends with a result — an `AsyncResultOperation` or a `TaskOperation` (`ResultProducing`,
-/// from AsyncOperations). Its `outputResult` is the result with the failure type erased.
-public typealias OutputProviding = ResultProducing
-
-/// An operation that takes its input from an `OutputProviding` operation.
-public protocol InputTaking<Input>: Operation {
-    associatedtype Input: Sendable
-    /// Makes `upstream` the source of this operation's input, and a dependency.
-    func takeInput(from upstream: any OutputProviding<Input>)
-}
-
-extension ResultProducing {
-    /// Makes `next` take its input from this operation, and returns `next` — so that a chain
-    /// reads in order and the compiler checks that each output type is the next input type:
-    /// `unfurl.then(fetchTitle)`.
-    @discardableResult
-    public func then<Next: InputTaking>(_ next: Next) -> Next where Next.Input == Success {
-        next.takeInput(from: self)
-        return next
-    }
-}
-
-/// Why a chained operation had no input to work on.
-public enum InputProblem: Error, CustomStringConvertible {
-    /// No dependency provides an output of the input type.
-    case noInput
-    /// More than one dependency provides one, and none was chosen with `then`/`takeInput`.
-    case ambiguousInput(providers: Int)
-    /// The operation that provides the input failed.
-    case upstreamFailed(any Error)
-    /// The operation that provides the input was cancelled.
-    case upstreamCancelled
-
-    public var description: String {
-        switch self {
-        case .noInput: "noInput"
-        case .ambiguousInput(let providers): "ambiguousInput(providers: \(providers))"
-        case .upstreamFailed(let error): "upstreamFailed(\(error))"
-        case .upstreamCancelled: "upstreamCancelled"
-        }
-    }
-}
-
-/// A failure type that can report an `InputProblem`.
-public protocol ChainableFailure: CancellableFailure {
-    static func input(_ problem: InputProblem) -> Self
-}
-
 /// An `AsyncResultOperation` whose input is the output of another operation.
 ///
 /// Just before it runs, an operation created without an input takes it from its upstream:

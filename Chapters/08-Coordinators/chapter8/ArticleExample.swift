@@ -1,18 +1,11 @@
-// The article's own example, run against the article's own coordinators (PopularCoordinators):
-// first as the article first writes them, then as its final code rewrites them on its
-// collection-item operations (FinalImprovements). This file imports the article's module and
-// not Foundation, so `Operation` here is the article's protocol: what the article means by
-// "only import its library". In main.swift, which imports Foundation, the same name would be
-// ambiguous.
+// The article's own example, with its MyOperation (MyOperation.swift), run against the article's
+// own coordinators (CoordinatingPost): first as the article first writes them, then as its final
+// code rewrites them on its collection-item operations (`…AsItemOperation`). This file imports
+// the article's module and not Foundation, so `Operation` here is the article's protocol: what
+// the article means by "only import its library". In main.swift, which imports Foundation, the
+// same name would be ambiguous.
 import ChapterSupport
-import PopularCoordinators
-
-/// The article's operation that does nothing: it completes at once, without an error.
-class MyOperation: Operation {
-    func perform(completion: @escaping (Error?) -> Void) {
-        completion(nil)
-    }
-}
+import CoordinatingPost
 
 /// The article's two call sites: two `MyOperation`s, concurrently, then serially. (`say` is
 /// the article's `print`, flushed at once.)
@@ -29,16 +22,16 @@ func runTheArticlesExample() {
     }
 }
 
-/// The same call sites on the article's final coordinators, which keep the first ones' names
-/// (here in the namespace `FinalImprovements`, beside the first ones).
+/// The same call sites on the article's final coordinators, which the article gives the first
+/// ones' names (here they add what sets them apart, `AsItemOperation`, beside the first ones).
 func runTheArticlesExampleOnItsFinalCoordinators() {
     let operations = [MyOperation(), MyOperation()]
-    let coordinator = FinalImprovements.ConcurrentOperationCoordinator()
+    let coordinator = ConcurrentOperationCoordinatorAsItemOperation()
     coordinator.perform(operations) { errors in
         say("All done")
     }
 
-    let serialCoordinator = FinalImprovements.SerialOperationCoordinator()
+    let serialCoordinator = SerialOperationCoordinatorAsItemOperation()
     serialCoordinator.perform(operations) { errors in
         say("All done")
     }

@@ -4,7 +4,8 @@
 // OperationQueue doing the same work; chapter 5's awaiting, chapter 10's structured
 // counterparts; and last, how often chapter 4's bug 1 strikes the article's operation.
 // Run it with Scripts/benchmark (release build). Usage: benchmark [operations] [rounds], or
-// benchmark hops [rounds] for chapter 4's section alone.
+// benchmark hops [rounds] for chapter 4's section alone, benchmark finish-order [rounds] for
+// chapter 2's unforced window (FinishOrderWindow.swift).
 import AsyncOperations
 import CompletionOperations
 import Coordinators
@@ -22,6 +23,10 @@ import TaskOperations
 // `benchmark hops [rounds]` runs only chapter 4's section (the last one), with more rounds.
 if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "hops" {
     hopRaceSection(rounds: CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 11 : 11)
+    exit(0)
+}
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "finish-order" {
+    finishOrderSection(rounds: CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 8 : 8)
     exit(0)
 }
 
@@ -459,7 +464,7 @@ structuredConcurrencyRows()
 func hopRaceRound(count: Int) -> (caught: Int, stalled: Bool) {
     let queue = OperationQueue()
     queue.maxConcurrentOperationCount = 1
-    let operations = (0..<count).map { _ in ArticleCompletionOperation { completion in completion?() } }
+    let operations = (0..<count).map { _ in EverythingToKnowPost.CompletionOperation { completion in completion?() } }
     queue.addOperations(operations, waitUntilFinished: false)
     let deadline = Date() + 5  // a round takes well under a second unless the queue stalled
     while queue.operationCount > 0, Date() < deadline {
@@ -470,7 +475,7 @@ func hopRaceRound(count: Int) -> (caught: Int, stalled: Bool) {
     // .executing. (One the queue never started is still .ready.) Between those two writes
     // isFinished is true: if the queue read it then, it learned that the operation finished
     // and went on. If its reads all came after the .executing write, it never learned: the
-    // serial queue stalls behind the operation (chapter 4's PopularStallTests make each case
+    // serial queue stalls behind the operation (chapter 4's EverythingToKnowPostStallTests make each case
     // certain).
     return (operations.filter { $0.state == .executing }.count, stalled)
 }

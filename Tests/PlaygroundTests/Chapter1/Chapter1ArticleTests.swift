@@ -43,7 +43,7 @@ struct Chapter1ArticleTests {
         /// "OperationQueue + Asynchronous Code": two closures on a serial queue, each scheduling
         /// its asynchronous line on `DispatchQueue.main` 1 s and 1.5 s later. In a child process
         /// whose main thread first stays blocked past both deadlines, then is free.
-        @Test("the second example as written: its main-queue hops wait while the main thread is blocked")
+        @Test("the second example as written: its main-queue hops wait while the main thread is blocked", .exitTest)
         func secondExampleHops() async {
             // The child answers with its exit status (observing its output would hold up the
             // other tests for as long as it runs).

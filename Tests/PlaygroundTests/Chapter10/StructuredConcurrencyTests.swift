@@ -82,18 +82,54 @@ struct StructuredConcurrencyTests {
         #expect(result.finished == 8)
     }
 
+    @Test("withWidthLimit(2): when one of the two running ends, the next starts while the other still runs")
+    func slidingWindow() async throws {
+        // Element 0 runs throughout. Each time the newest element ends, the next one must start
+        // beside element 0: a sliding window. Batches would wait for element 0 first.
+        let count = 6
+        let started = (0..<count).map { _ in Flag() }
+        let mayEnd = (0..<count).map { _ in Flag() }
+        defer { for flag in mayEnd { flag.raise() } }  // a failed check lets everything end
+        let caller = Task {
+            try await withWidthLimit(2, over: Array(0..<count)) { element in
+                started[element].raise()
+                _ = await mayEnd[element].wait(seconds: 60)
+                return element
+            }
+        }
+        guard await started[0].wait(seconds: 30), await started[1].wait(seconds: 30) else {
+            Issue.record("the first two elements never started")
+            return
+        }
+        for next in 2..<count {
+            mayEnd[next - 1].raise()
+            guard await started[next].wait(seconds: 30) else {
+                Issue.record("element \(next - 1) ended while element 0 ran; element \(next) never started beside it")
+                return
+            }
+            #expect(next + 1 == count || !started[next + 1].isRaised, "one ended, two started")
+        }
+        mayEnd[0].raise()
+        mayEnd[count - 1].raise()
+        #expect(try await caller.value == Array(0..<count))
+    }
+
     @Test("withWidthLimit returns the results in the order of the input, whatever order they finish in")
     func resultsInInputOrder() async throws {
-        // Element 0 finishes last: it waits until every other element has finished.
+        // Element 0 finishes last: it waits until every other element has finished, which only
+        // a sliding window allows (batches of 3 would wait for element 0 first).
         let othersDone = Counter(target: 9)
+        let othersFinishedFirst = Locked<Bool?>(nil)
         let values = try await withWidthLimit(3, over: Array(0..<10)) { element in
             if element == 0 {
-                _ = await othersDone.waitForTarget(seconds: 10)
+                let finished = await othersDone.waitForTarget(seconds: 10)
+                othersFinishedFirst.withLock { $0 = finished }
             } else {
                 othersDone.increment()
             }
             return element * 2
         }
+        #expect(othersFinishedFirst.withLock { $0 } == true, "element 0 did not finish last")
         #expect(values == (0..<10).map { $0 * 2 })
     }
 

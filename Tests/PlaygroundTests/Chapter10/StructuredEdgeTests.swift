@@ -9,7 +9,7 @@ import Testing
 @Suite("Chapter 10 — the pieces' edges: bad input is answered at the call")
 struct StructuredEdgeTests {
     #if os(macOS) || os(Linux)
-        @Test("FIFOQueue.value(of:) after close() traps, naming the mistake")
+        @Test("FIFOQueue.value(of:) after close() traps, naming the mistake", .exitTest)
         func valueAfterClose() async {
             let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                 startWatchdog(seconds: 30)
@@ -22,7 +22,7 @@ struct StructuredEdgeTests {
             #expect(printed.contains("after close()"), "\(printed)")
         }
 
-        @Test("FIFOQueue.enqueue after close() traps, naming the mistake")
+        @Test("FIFOQueue.enqueue after close() traps, naming the mistake", .exitTest)
         func enqueueAfterClose() async {
             let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                 startWatchdog(seconds: 30)
@@ -35,7 +35,7 @@ struct StructuredEdgeTests {
             #expect(printed.contains("after close()"), "\(printed)")
         }
 
-        @Test("progressOfRunning(width: 0) traps at the call, not later in a background task")
+        @Test("progressOfRunning(width: 0) traps at the call, not later in a background task", .exitTest)
         func zeroWidthTrapsAtTheCall() async {
             let result = await #expect(processExitsWith: .failure, observing: [\.standardOutputContent]) {
                 startWatchdog(seconds: 30)
@@ -64,6 +64,42 @@ struct StructuredEdgeTests {
         }
         #expect(seen == ["1/3"])
         #expect(thrown is Refused, "the stream ended without saying why")
+    }
+
+    @Test("withWidthLimit: a caller cancelled once every element has started gets every value")
+    func cancelledAfterEveryStart() async {
+        let started = Countdown(2)
+        let release = Flag()
+        let caller = Task {
+            try await withWidthLimit(2, over: [1, 2]) { element in
+                started.arrive()
+                _ = await release.wait(seconds: 30)  // returns its value, cancelled or not
+                return element * 10
+            }
+        }
+        #expect(await completes(within: 30) { await started.untilZero() })
+        caller.cancel()
+        release.raise()
+        let result = await caller.result
+        #expect((try? result.get()) == [10, 20], "every element started and returned, yet: \(result)")
+    }
+
+    @Test("withWidthLimit: a caller cancelled before every element has started gets CancellationError")
+    func cancelledBeforeEveryStart() async {
+        let started = Countdown(1)
+        let release = Flag()
+        let caller = Task {
+            try await withWidthLimit(1, over: [1, 2]) { element in
+                started.arrive()
+                _ = await release.wait(seconds: 30)
+                return element * 10
+            }
+        }
+        #expect(await completes(within: 30) { await started.untilZero() })
+        caller.cancel()
+        release.raise()
+        let result = await caller.result
+        #expect(throws: CancellationError.self) { try result.get() }
     }
 
     @Test("Countdown.untilZero() returns when the awaiting task is cancelled, and says it did not reach zero")

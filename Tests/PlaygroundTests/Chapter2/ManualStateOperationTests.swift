@@ -68,7 +68,7 @@ struct ManualStateOperationTests {
     @Test("forgetting to announce isFinished leaves the dependent waiting, though the flag says finished (bounded)")
     func missingIsFinishedAnnouncement() async {
         let scene = await SilentFinishScene.afterTheQueueLooked()
-        #expect(scene.workDone, "the silent finish ran")
+        #expect(scene.workDone.isRaised, "the silent finish ran")
         #expect(scene.operation.isFinished, "its own flag says finished...")
         #expect(!scene.dependent.isReady, "...but the queue was never told, so the dependent is never ready")
         #expect(scene.queue.operations.contains(scene.operation), "and the queue still holds the operation")
@@ -80,11 +80,16 @@ struct ManualStateOperationTests {
     }
 
     #if os(Linux)
-        @Test("after a silent finish, waitUntilFinished() returns at once; waitUntilAllOperationsAreFinished() hangs")
+        // Linux: waitUntilFinished() reads isFinished and, while it is false, sleeps until an
+        // announcement of "isFinished" wakes it; addOperations(_:waitUntilFinished: true) calls
+        // it for each operation. Darwin: how either wait learns "finished" is not documented
+        // (not run on a Mac); that a silent flip wakes no waiter there either is inferred.
+        @Test(
+            """
+            after a silent finish, a waitUntilFinished() that begins only then returns at once; \
+            waitUntilAllOperationsAreFinished() hangs
+            """)
         func waitsAfterSilentFinish() async {
-            // Linux: waitUntilFinished() reads the operation's isFinished, which says true;
-            // the queue still holds the operation, so waiting for the queue never ends.
-            // Darwin: how either wait learns "finished" is not documented (not run on a Mac).
             let scene = await SilentFinishScene.afterTheQueueLooked()
             let (operation, queue) = (scene.operation, scene.queue)
             #expect(await blockingCall(within: 30) { operation.waitUntilFinished() }, "returns: the flag is true")
@@ -93,6 +98,44 @@ struct ManualStateOperationTests {
                 "the queue's wait does not return")
             operation.announceFinishedLate()  // also lets the blocked queue wait return
             #expect(await drained(queue))
+        }
+
+        @Test("a waitUntilFinished() already waiting when the flag flips silently never returns (bounded)")
+        func waitingBeforeSilentFinishHangs() async {
+            let scene = SilentFinishScene(released: .afterTheWaiterRead)
+            scene.queue.add([scene.operation, scene.dependent])
+            let returned = Flag()
+            let operation = scene.operation
+            Thread {
+                ThreadMark.set(WatchedSilentFinish.waiterMark)
+                operation.waitUntilFinished()
+                returned.raise()
+            }.start()
+
+            #expect(await scene.workDone.wait(), "the silent finish ran, after the waiter had read false")
+            #expect(operation.isFinished, "the flag says finished...")
+            #expect(await !returned.wait(seconds: 0.5), "...but the waiter read false before, and nothing wakes it")
+            operation.announceFinishedLate()  // the missing announcement wakes it
+            #expect(await returned.wait())
+            #expect(await drained(scene.queue))
+        }
+
+        @Test("the posts' addOperations(_:waitUntilFinished: true) around a silent finish never returns (bounded)")
+        func addOperationsWaitingHangs() async {
+            let scene = SilentFinishScene(released: .afterTheWaiterRead)
+            let returned = Flag()
+            let (operation, dependent, queue) = (scene.operation, scene.dependent, scene.queue)
+            Thread {
+                ThreadMark.set(WatchedSilentFinish.waiterMark)
+                queue.addOperations([operation, dependent], waitUntilFinished: true)
+                returned.raise()
+            }.start()
+
+            #expect(await scene.workDone.wait(), "the silent finish ran, after the call had begun to wait")
+            #expect(operation.isFinished)
+            #expect(await !returned.wait(seconds: 0.5), "addOperations never returns")
+            operation.announceFinishedLate()
+            #expect(await returned.wait())
         }
     #endif
 
@@ -116,142 +159,84 @@ struct ManualStateOperationTests {
     }
 }
 
-/// A `SilentFinishOperation` with a dependent, on a queue, and its silent finish released
-/// only after the queue has started it and taken its one look at `isFinished`.
+/// A `SilentFinishOperation` with a dependent, and a queue, with its silent finish held until
+/// the queue has started it and taken its one look at `isFinished` — and, for a waiter, until
+/// the waiter has read `isFinished` and got false.
 private struct SilentFinishScene {
-    let operation: SilentFinishOperation
-    let dependent: BlockOperation
-    let queue: OperationQueue
-    let workDone: Bool
+    enum Release {
+        /// Once the queue has looked.
+        case afterTheQueueLooked
+        /// Once the queue has looked and a thread marked `WatchedSilentFinish.waiterMark` read false.
+        case afterTheWaiterRead
+    }
 
+    let operation: WatchedSilentFinish
+    let dependent = BlockOperation {}
+    let queue = OperationQueue()
+    /// Raised once the silent finish has run.
+    let workDone: Flag
+
+    /// Builds the scene; the caller adds the operations to `queue`.
+    ///
     /// The queue runs `start()` — and, on Linux, its look at `isFinished` right after — in one
     /// block on its underlying dispatch queue. That queue is serial here, so a block sent to it
-    /// from `start()` runs only once that look is over: it releases the held work. Without
-    /// that, the silent finish could land before the look, and the queue would see it.
-    static func afterTheQueueLooked() async -> SilentFinishScene {
+    /// from `start()` runs only once that look is over. Without that, the silent finish could
+    /// land before the look, and the queue would see it.
+    init(released: Release) {
         let held = HeldQueue("silent-finish-work")
         let queuesThread = DispatchQueue(label: "the queue's thread")
         let workDone = Flag()
-        let operation = SilentFinishOperation(
-            on: held.queue,
-            started: { queuesThread.async { held.release() } },
-            workDone: workDone.raise)
-        let dependent = BlockOperation {}
+        let keysLeft = Locked(released == .afterTheWaiterRead ? 2 : 1)
+        let arrive: @Sendable () -> Void = {
+            if keysLeft.withLock({ keys in
+                keys -= 1
+                return keys == 0
+            }) {
+                held.release()
+            }
+        }
+        self.workDone = workDone
+        operation = WatchedSilentFinish(
+            on: held.queue, started: { queuesThread.async(execute: arrive) }, workDone: workDone.raise,
+            waiterReadFalse: arrive)
         dependent.addDependency(operation)
-        let queue = OperationQueue()
         queue.underlyingQueue = queuesThread
-        queue.add([operation, dependent])
-        return SilentFinishScene(
-            operation: operation, dependent: dependent, queue: queue, workDone: await workDone.wait())
+    }
+
+    /// The scene with its operations added, once the silent finish has run.
+    static func afterTheQueueLooked() async -> SilentFinishScene {
+        let scene = SilentFinishScene(released: .afterTheQueueLooked)
+        scene.queue.add([scene.operation, scene.dependent])
+        _ = await scene.workDone.wait()
+        return scene
     }
 }
 
-#if os(macOS) || os(Linux)
-    @Suite("Chapter 2 — posting notifications while holding the lock")
-    struct NotifyingUnderLockTests {
-        /// The child process exits with this status when `finish()` did not return in time.
-        static let deadlocked: Int32 = 3
+/// `SilentFinishOperation` that tells when a waiter has read `isFinished` and got false: the
+/// first such read by a thread marked `waiterMark` calls `waiterReadFalse`.
+private final class WatchedSilentFinish: SilentFinishOperation, @unchecked Sendable {
+    // @unchecked Sendable: adds a Locked flag and a `let` to the superclass.
+    static let waiterMark = "silent-finish-waiter"
+    private let waiterReadFalse: @Sendable () -> Void
+    private let told = Locked(false)
 
-        @Test(
-            "didChangeValue posted while holding the getters' lock deadlocks at the first announcement (bounded, in a child)"
-        )
-        func deadlocks() async {
-            // An exit test runs in a child process: the deadlocked thread dies with it.
-            let result = await #expect(
-                processExitsWith: .exitCode(NotifyingUnderLockTests.deadlocked), observing: [\.standardOutputContent]
-            ) {
-                let stuckAt = NotifyingUnderLockTests.announcementThatNeverReturns(within: 0.5)
-                print("stuck announcing \(stuckAt ?? "nothing")")
-                exit(stuckAt == nil ? 0 : NotifyingUnderLockTests.deadlocked)
-            }
-            let printed = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
-            #if os(Linux)
-                // didChangeValue(forKey: "isExecuting") reads isExecuting at once (corelibs'
-                // Operation.swift), so the thread never reaches the "isFinished" announcement.
-                #expect(printed.contains("stuck announcing isExecuting"), "\(printed)")
-            #else
-                // Darwin: the first announcement whose observer reads a getter deadlocks; which
-                // key that is depends on who observes it (not documented; not run on a Mac).
-                #expect(printed.contains("stuck announcing"))
-            #endif
-        }
-
-        /// Runs the operation and blocks until its `finish()` returns, at most `seconds`; nil if
-        /// it returned, else the key of the last announcement it began. Synchronous on purpose:
-        /// a blocking wait has no place in async code (Apple's SDK makes it an error there), and
-        /// in the child process nothing else needs this thread.
-        static func announcementThatNeverReturns(within seconds: Double) -> String? {
-            let returned = DispatchSemaphore(value: 0)
-            let lastKey = Locked<String?>(nil)
-            let operation = NotifyingUnderLockOperation(
-                announcing: { key in lastKey.withLock { $0 = key } }, finishReturned: { returned.signal() })
-            OperationQueue().addOperation(operation)
-            guard returned.wait(timeout: .now() + seconds) == .timedOut else { return nil }
-            return lastKey.withLock { $0 } ?? "none"
-        }
+    init(
+        on workQueue: DispatchQueue, started: @escaping @Sendable () -> Void,
+        workDone: @escaping @Sendable () -> Void, waiterReadFalse: @escaping @Sendable () -> Void
+    ) {
+        self.waiterReadFalse = waiterReadFalse
+        super.init(on: workQueue, started: started, workDone: workDone)
     }
 
-    // Linux only: the deadlock needs swift-corelibs-foundation's order of locks
-    // (`waitUntilFinished()` reads `isFinished` holding its wait condition, and the "isFinished"
-    // announcement takes that condition). When Darwin's wait machinery takes its locks is not
-    // documented, so on Darwin nothing is asserted (not run on a Mac).
-    #if os(Linux)
-        @Suite("Chapter 2 — a recursive lock does not prevent the deadlock with a waiting thread (Linux)")
-        struct RecursiveLockDeadlockTests {
-            @Test(
-                "announcing under a recursive lock deadlocks against waitUntilFinished() on another thread (bounded, in a child)"
-            )
-            func inversionDeadlocks() async {
-                let result = await #expect(processExitsWith: .failure, observing: [\.standardOutputContent]) {
-                    if !Self.waitReturns(announcingUnderLock: true, within: 2) {
-                        print("deadlocked: the wait never returned")
-                        exit(3)
-                    }
-                    exit(0)
-                }
-                // Under ThreadSanitizer the child reports the inversion and exits with its own status.
-                let printed = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
-                #expect(printed.contains("deadlocked"))
+    override var isFinished: Bool {
+        let finished = super.isFinished
+        if !finished, ThreadMark.isSet(Self.waiterMark) {
+            let first = told.withLock { told in
+                defer { told = true }
+                return !told
             }
-
-            @Test("the same operation announcing after unlocking: the wait returns")
-            func outsideTheLockIsFine() async {
-                await #expect(processExitsWith: .success) {
-                    exit(Self.waitReturns(announcingUnderLock: false, within: 30) ? 0 : 3)
-                }
-            }
-
-            /// Makes the two locks' opposite orders meet, every time: the finishing thread takes the
-            /// operation's lock and holds it; only then does a thread call `waitUntilFinished()`,
-            /// which takes Foundation's wait condition and reads `isFinished`; once that read has
-            /// begun, the finishing thread goes on to announce. Under the lock, the announcement
-            /// needs the wait condition the waiter holds, and the waiter needs the lock: true only if
-            /// the wait returned within `seconds`. Synchronous: it blocks, which only a child
-            /// process's own threads may.
-            static func waitReturns(announcingUnderLock: Bool, within seconds: Double) -> Bool {
-                let finisherHoldsTheLock = DispatchSemaphore(value: 0)
-                let waiterIsReading = DispatchSemaphore(value: 0)
-                let operation = RecursiveLockOperation(
-                    announcesUnderLock: announcingUnderLock,
-                    whileHoldingTheLock: {
-                        finisherHoldsTheLock.signal()
-                        _ = waiterIsReading.wait(timeout: .now() + 30)
-                    },
-                    beforeReadingFinished: {
-                        if Thread.current.threadDictionary["role"] as? String == "waiter" { waiterIsReading.signal() }
-                    }
-                )
-                OperationQueue().addOperation(operation)
-                guard finisherHoldsTheLock.wait(timeout: .now() + 30) == .success else { return false }
-                let waitReturned = DispatchSemaphore(value: 0)
-                let waiter = Thread {
-                    Thread.current.threadDictionary["role"] = "waiter"
-                    operation.waitUntilFinished()
-                    waitReturned.signal()
-                }
-                waiter.start()
-                return waitReturned.wait(timeout: .now() + seconds) == .success
-            }
+            if first { waiterReadFalse() }
         }
-    #endif
-#endif
+        return finished
+    }
+}

@@ -10,7 +10,7 @@ import Testing
 struct Chapter4ArticleTests {
     #if os(macOS) || os(Linux)
         /// The article's call site as written, on the article's own `CompletionOperation` with
-        /// both `DispatchQueue.main` hops (`ArticleCompletionOperation`): the executable
+        /// both `DispatchQueue.main` hops (`EverythingToKnowPost.CompletionOperation`): the executable
         /// `chapter4-article`, whose main thread serves the main queue with `dispatchMain()`.
         @Test("the article's call site on the article's CompletionOperation, main queue served: its four lines")
         func articleCallSite() async throws {
@@ -37,74 +37,3 @@ struct Chapter4ArticleTests {
         }
     #endif
 }
-
-#if os(macOS) || os(Linux)
-    /// Whether Swift 6 forces the article's completion to be `@Sendable`: the compiler decides, on
-    /// the article's call site with the package's own `VoidClosure` and `Closure` declarations.
-    @Suite(
-        "Chapter 4 — the article's plain completion type under Swift 6",
-        .enabled(if: Compiler.command != nil, "no swiftc on PATH (or xcrun on a Mac) to compile the examples with")
-    )
-    struct Chapter4ClosureTypeTests {
-        /// The package's two typealiases, read from its source, and a stand-in for the
-        /// article's operation with the article's initializer.
-        static func declarations() throws -> String {
-            let file = Transcript.packageRoot.appendingPathComponent(
-                "Chapters/04-CompletionOperation/CompletionOperations/PopularStateOperation.swift")
-            let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
-            let aliases = lines.filter {
-                $0.hasPrefix("public typealias VoidClosure") || $0.hasPrefix("public typealias Closure<T>")
-            }
-            #expect(aliases.count == 2, "the two typealiases in \(file.path)")
-            return """
-                import Foundation
-                \(aliases.joined(separator: "\n"))
-                final class CompletionOperation: Operation, @unchecked Sendable {
-                    init(completeBlock: Closure<VoidClosure?>?) { self.completeBlock = completeBlock }
-                    let completeBlock: Closure<VoidClosure?>?
-                }
-
-                """
-        }
-
-        /// The article's first call, as written, with the queue its completion is called on.
-        static func callSite(on queue: String) -> String {
-            """
-            let operationQueue = OperationQueue()
-            operationQueue.addOperation(
-                CompletionOperation { completion in
-                    \(queue).asyncAfter(deadline: .now() + 1) {
-                        print("First async operation complete")
-                        completion?()
-                    }
-                    print("First sync operation complete")
-                }
-            )
-
-            """
-        }
-
-        @Test(
-            "the article's plain () -> Void compiles at its call site, on DispatchQueue.main; from another queue it is refused"
-        )
-        func plainCompletionAtTheArticlesCallSite() async throws {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("closure-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let compiler = Compiler(folder: folder)
-            defer { compiler.removeFolder() }
-            let declarations = try Self.declarations()
-
-            // As the article writes it: in top-level code (a file of its own is the program's
-            // main file), and in a nonisolated function too.
-            let topLevel = try await compiler.typecheck(declarations + Self.callSite(on: "DispatchQueue.main"))
-            #expect(topLevel == "", "compiler said: \(topLevel)")
-            let inFunction = try await compiler.typecheck(
-                declarations + "func callSite() {\n" + Self.callSite(on: "DispatchQueue.main") + "}\n")
-            #expect(inFunction == "", "compiler said: \(inFunction)")
-
-            // The same completion called from a global queue: not Sendable, so refused.
-            let elsewhere = try await compiler.typecheck(declarations + Self.callSite(on: "DispatchQueue.global()"))
-            #expect(elsewhere.contains("non-Sendable type 'VoidClosure?'"), "compiler said: \(elsewhere)")
-        }
-    }
-#endif

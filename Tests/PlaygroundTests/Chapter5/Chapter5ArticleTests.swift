@@ -1,14 +1,15 @@
 import Foundation
+import ManualState
 import TaskOperations
 import TestSupport
 import Testing
 
 /// The article "Asynchronous Operations with Async/Await": its operation
-/// (`PopularTaskOperation`) and its call site, as written.
+/// (`AsyncAwaitPost.AsyncOperationWithTask`) and its call site, as written.
 @Suite("Chapter 5 — the article's operation and call site")
 struct Chapter5ArticleTests {
     #if os(macOS) || os(Linux)
-        /// Chapters/05-TaskOperation/article-swift6 and article-swift5 hold the article's call
+        /// Chapters/05-TaskOperations/article-swift6 and article-swift5 hold the article's call
         /// site, the same lines, compiled in Swift 6 and in Swift 5 language mode. Both flush
         /// their output as they go: a child that printed and then hung shows its lines.
         @Test("the article's call site hangs as Swift 6 top-level code, and runs as Swift 5 top-level code")
@@ -64,7 +65,7 @@ struct Chapter5ArticleTests {
 
 /// The article's operation, cancelled where a real `cancel()` lands by chance: after
 /// `start()` looked at `isCancelled`, before `main()` does.
-private final class CancelledBeforeMain: PopularTaskOperation<Void>, @unchecked Sendable {
+private final class CancelledBeforeMain: AsyncAwaitPost.AsyncOperationWithTask<Void>, @unchecked Sendable {
     // @unchecked Sendable: adds only a thread-safe flag.
     let mainReturned = Flag()
 

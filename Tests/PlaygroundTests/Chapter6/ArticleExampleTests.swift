@@ -85,6 +85,24 @@ struct ArticleExampleTests {
         #expect(outcome(leadsNowhere.result) == "success(\(gone))")
     }
 
+    @Test(
+        """
+        a redirect loop: LocalURLSession answers, as URLSession does, with no response and \
+        URLError.httpTooManyRedirects, so the post's unfurl fails with it
+        """)
+    func redirectLoopIsAnError() async {
+        let loop = URL(string: "https://short.example/loop")!
+        var loopingWeb = web
+        loopingWeb.redirects[loop] = loop
+        let unfurl = PostUnfurl(shortURL: loop, session: LocalURLSession(web: loopingWeb))
+        #expect(await OperationQueue().runs(unfurl))
+        guard case .failure(.underlying(let error as URLError))? = unfurl.result else {
+            Issue.record("not a URLError: \(outcome(unfurl.result))")
+            return
+        }
+        #expect(error.code == .httpTooManyRedirects)
+    }
+
     @Test("cancel() after the unfurl finished replaces its success with failure(canceled)")
     func cancelAfterFinishOverwrites() async {
         let unfurl = PostUnfurl(shortURL: shortURL, session: LocalURLSession(web: web))
@@ -100,12 +118,9 @@ struct ArticleExampleTests {
         #expect(await OperationQueue().runs(operation))
         #expect(operation.result.flatMap { try? $0.get() } == "second")
     }
-}
 
-#if os(macOS) || os(Linux)
-    @Suite("Chapter 6 — the post's plain cancel() is a run-time trap")
-    struct ArticleExampleExitTests {
-        @Test("the post's UnfurlURLOperation survives cancelAllOperations(): it overrides cancel()")
+    #if os(macOS) || os(Linux)
+        @Test("the post's UnfurlURLOperation survives cancelAllOperations(): it overrides cancel()", .exitTest)
         func articleExampleSurvivesCancelAll() async {
             await #expect(processExitsWith: .success) {
                 let queue = OperationQueue()
@@ -117,7 +132,7 @@ struct ArticleExampleTests {
             }
         }
 
-        @Test("a subclass that does not override cancel() crashes when its queue is cancelled")
+        @Test("a subclass that does not override cancel() crashes when its queue is cancelled", .exitTest)
         func subclassWithoutOverrideCrashes() async {
             await #expect(processExitsWith: .failure) {
                 let queue = OperationQueue()
@@ -127,8 +142,8 @@ struct ArticleExampleTests {
                 exit(0)
             }
         }
-    }
-#endif
+    #endif
+}
 
 /// A subclass of the post's base, made here, that finishes twice, and does not override
 /// `cancel()`. (The post's own `UnfurlURLOperation` calls `finish(with:)` once per answer.)

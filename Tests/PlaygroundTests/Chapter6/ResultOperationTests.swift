@@ -36,6 +36,28 @@ struct ResultOperationTests {
         #expect(gone.result?.failureDescription == "underlying(notFound(https://short.example/gone))")
     }
 
+    @Test("16 redirects are followed, as Apple documents for URLSession; a 17th, or a loop, is tooManyRedirects")
+    func tooManyRedirects() async {
+        /// A chain of `count` redirects, r0 → r1 → … → r`count`, which is a page.
+        func chain(_ count: Int) -> (start: URL, web: LocalWeb) {
+            let urls = (0...count).map { URL(string: "https://short.example/r\($0)")! }
+            let redirects = Dictionary(uniqueKeysWithValues: zip(urls, urls.dropFirst().map { Optional($0) }))
+            return (urls[0], LocalWeb(redirects: redirects, pages: [urls[count]: "<title>End</title>"]))
+        }
+        let loop = URL(string: "https://short.example/loop")!
+        let sixteen = chain(16)
+        let seventeen = chain(17)
+        let operations = [
+            UnfurlURLOperation(shortURL: sixteen.start, web: sixteen.web),
+            UnfurlURLOperation(shortURL: seventeen.start, web: seventeen.web),
+            UnfurlURLOperation(shortURL: loop, web: LocalWeb(redirects: [loop: loop])),
+        ]
+        #expect(await OperationQueue().runs(operations))
+        #expect(operations[0].result?.value == URL(string: "https://short.example/r16")!)
+        #expect(operations[1].result?.failureDescription == "underlying(tooManyRedirects(\(seventeen.start)))")
+        #expect(operations[2].result?.failureDescription == "underlying(tooManyRedirects(\(loop)))")
+    }
+
     @Test("cancelled before it starts: no request is sent, and the result is .cancelled")
     func cancelledBeforeStart() async {
         let requests = Counter()
@@ -82,35 +104,88 @@ struct ResultOperationTests {
         #expect(unfurl.result?.failureDescription == "underlying(Offline())")
     }
 
-    @Test("the result is there before anyone learns that the operation finished, on every path")
-    func resultBeforeFinished() async {
-        let seenByCompletionBlock = Locked<[String]>([])
-        let completions = Counter(target: 3)
-        let references = (0..<3).map { _ in WeakReference() }
+    /// Read from inside, at the moment the queue learns that the operation finished
+    /// (`FinishWatch`): fails if the result is recorded only after "finished" was announced.
+    @Test(
+        "the result is there when the queue learns that the operation finished, on every path",
+        arguments: WatchedWork.Path.allCases)
+    func resultBeforeFinished(path: WatchedWork.Path) async {
+        let reference = WeakReference()
         do {
-            let operations = [
-                UnfurlURLOperation(shortURL: shortURL, web: web),
-                UnfurlURLOperation(shortURL: brokenURL, web: web),
-                UnfurlURLOperation(shortURL: shortURL, web: web),
-            ]
-            operations[2].cancel()
-            for (operation, reference) in zip(operations, references) {
-                // Weakly: a completion block that holds its own operation is a cycle on Linux,
-                // which never clears `completionBlock` (chapter 7's README).
-                operation.completionBlock = { [weak operation] in
-                    let result = operation?.result
-                    seenByCompletionBlock.withLock { $0.append(result == nil ? "nil" : "result") }
-                    completions.increment()
-                }
-                reference.object = operation
+            let operation = WatchedWork(path)
+            reference.object = operation
+            let queue = OperationQueue()
+            if path == .cancelledBeforeItStarts { operation.cancel() }
+            queue.addOperation(operation)
+            if path == .cancelledWhileItRuns {
+                #expect(await operation.running.wait())
+                queue.cancelAllOperations()
             }
-            OperationQueue().add(operations)
-            #expect(await completions.waitForTarget())
+            #expect(await queueLearnsFinished(operation))
+            #expect(operation.watch.problem == nil, "\(path)")
+            #expect(operation.watch.resultWhenFinished.map(describe) == path.expected)
+            #expect(operation.running.isRaised == (path != .cancelledBeforeItStarts))
         }
-        #expect(seenByCompletionBlock.withLock { $0 } == ["result", "result", "result"])
-        for reference in references {
-            #expect(await reference.isFreed(), "an operation outlived the test: a cycle?")
+        #expect(await reference.isFreed(), "an operation outlived the test: a cycle?")
+    }
+
+    /// A race test for the other half of `ResultProducing`'s promise: the result is nil until
+    /// `isFinished` is true. Finishing records the result just before "finished" is stored. A
+    /// reader thread reads `result`, then `isFinished`, of one operation again and again, and
+    /// the test finishes that operation meanwhile; then the next. It goes on until the reader
+    /// finds a result beside `isFinished == false`, or it watched 2,000 finishes (the old code
+    /// showed one in every 50 to 1,000), or 5 s have passed.
+    @Test("result is nil until isFinished is true, also while the operation is finishing (a race test)")
+    func resultNilUntilFinished() async {
+        let found = Locked<(contradictions: Int, watched: Int)>((0, 0))
+        let returned = await blockingCall(within: 60) {
+            let outcome = Self.watchFinishes(until: 2_000, orFor: 5 * boundStretch)
+            found.withLock { $0 = outcome }
         }
+        #expect(returned, "the finishes did not end within 60 s")
+        let (contradictions, watched) = found.withLock { $0 }
+        #expect(contradictions == 0, "a result beside isFinished == false, \(contradictions) times in \(watched)")
+    }
+
+    /// Finishes batches of operations started by hand, each while a reader thread watches it,
+    /// until `enough` finishes were watched, the reader found a contradiction, or `seconds`
+    /// passed. Blocks: call it on a thread of its own.
+    private static func watchFinishes(until enough: Int, orFor seconds: Double) -> (contradictions: Int, watched: Int) {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        let contradictions = Counter()
+        var watched = 0
+        while watched < enough && contradictions.value == 0 && Date() < deadline {
+            let operations = (0..<200).map { _ in FinishedByTheTest() }
+            for operation in operations { operation.start() }  // by hand, outside a queue: runs until finished
+            let watching = Locked(-1)  // the index of the operation the reader watches
+            let readerDone = DispatchSemaphore(value: 0)
+            Thread {
+                for (index, operation) in operations.enumerated() {
+                    watching.withLock { $0 = index }
+                    while true {
+                        let result = operation.result  // first the result, then the state
+                        let finished = operation.isFinished
+                        if result != nil && !finished { contradictions.increment() }
+                        if finished { break }
+                    }
+                }
+                readerDone.signal()
+            }.start()
+            for (index, operation) in operations.enumerated() {
+                // Until the reader watches it, 2 ms at most: a busy machine may not run the
+                // reader meanwhile, and then this finish does not count.
+                let readerLate = DispatchTime.now().uptimeNanoseconds + 2_000_000
+                var isWatched = false
+                repeat {
+                    isWatched = watching.withLock { $0 } == index
+                } while !isWatched
+                    && DispatchTime.now().uptimeNanoseconds < readerLate
+                operation.finish(with: .success("done"))
+                if isWatched { watched += 1 }
+            }
+            _ = readerDone.wait(timeout: .now() + 10)
+        }
+        return (contradictions.value, watched)
     }
 
     @Test("a second finish(with:) is ignored and returns false; the first result stays")
@@ -154,11 +229,8 @@ struct ResultOperationTests {
         #expect(await OperationQueue().runs(unfurl))
         #expect(unfurl.result?.value == articleURL)
     }
-}
 
-#if os(macOS) || os(Linux)
-    @Suite("Chapter 6 — cancelAllOperations() on a pending operation, and plain finish()")
-    struct ResultOperationExitTests {
+    #if os(macOS) || os(Linux)
         @Test("AsyncResultOperation: cancelAllOperations() on a pending operation ends it with .cancelled, no crash")
         func fixedSurvivesCancelAll() async {
             let queue = OperationQueue()
@@ -171,7 +243,7 @@ struct ResultOperationTests {
             #expect(unfurl.result?.failureDescription == "cancelled")
         }
 
-        @Test("plain finish() traps: an AsyncResultOperation must finish with a result")
+        @Test("plain finish() traps: an AsyncResultOperation must finish with a result", .exitTest)
         func plainFinishTraps() async {
             await #expect(processExitsWith: .failure) {
                 final class Forgetful: AsyncResultOperation<String, UnfurlError>, @unchecked Sendable {
@@ -182,8 +254,8 @@ struct ResultOperationTests {
                 operation.start()
             }
         }
-    }
-#endif
+    #endif
+}
 
 /// Cancels itself right after its first `isReady` read, which `start()` makes as it begins:
 /// a `cancel()` from another thread that lands while `start()` runs, made certain.
@@ -202,6 +274,71 @@ private final class CancelledWhileStarting: AsyncResultOperation<String, UnfurlE
     }
 
     override func main() { finish(with: .success("done")) }
+}
+
+/// An operation watched by a `FinishWatch`, which ends along one of the paths to a result.
+final class WatchedWork: AsyncResultOperation<String, UnfurlError>, @unchecked Sendable {
+    // @unchecked Sendable: a constant, a thread-safe Flag and FinishWatch, on a thread-safe base.
+    enum Path: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case succeeds, fails
+        case cancelledBeforeItStarts = "cancelled before it starts"
+        case cancelledWhileItRuns = "cancelled while it runs (cancelAllOperations)"
+
+        var testDescription: String { rawValue }
+
+        /// The result it must end with, as `describe` prints it.
+        var expected: String {
+            switch self {
+            case .succeeds: "success(done)"
+            case .fails: "failure(missingRedirectURL)"
+            case .cancelledBeforeItStarts, .cancelledWhileItRuns: "failure(cancelled)"
+            }
+        }
+    }
+
+    let watch = FinishWatch<String, UnfurlError>()
+    /// Raised once `main()` runs.
+    let running = Flag()
+    private let path: Path
+
+    init(_ path: Path) { self.path = path }
+
+    override func main() {
+        running.raise()
+        switch path {
+        case .succeeds: DispatchQueue.global().async { self.finish(with: .success("done")) }
+        case .fails: DispatchQueue.global().async { self.finish(with: .failure(.missingRedirectURL)) }
+        case .cancelledBeforeItStarts: finish(with: .success("main() ran"))  // must not happen: the test checks
+        case .cancelledWhileItRuns: onCancel { self.finish(with: .failure(.cancelled)) }  // work that never answers
+        }
+    }
+
+    override var isFinished: Bool { watch.isFinished(super.isFinished, of: self) }
+
+    #if !os(Linux)
+        // NSObject's, which a subclass can override on a Mac (not on Linux, where Foundation
+        // reads isFinished inside it): the watch reads isFinished just before the queue is told.
+        // kvo pairs checked by hand: this override passes on the base's own didChangeValue
+        // calls, each after its willChangeValue, and adds none.
+        override func didChangeValue(forKey key: String) {
+            watch.didChangeValue(forKey: key, of: self)
+            super.didChangeValue(forKey: key)
+        }
+    #endif
+}
+
+/// A result as the chapter prints it: "success(…)" or "failure(…)".
+private func describe<Success, Failure>(_ result: Result<Success, Failure>) -> String {
+    switch result {
+    case .success(let value): "success(\(value))"
+    case .failure(let error): "failure(\(error))"
+    }
+}
+
+/// Runs until the test calls `finish(with:)`.
+private final class FinishedByTheTest: AsyncResultOperation<String, UnfurlError>, @unchecked Sendable {
+    // @unchecked Sendable: no state of its own.
+    override func main() {}
 }
 
 /// Finishes with `first`, then tries `second`, and keeps what each call returned.

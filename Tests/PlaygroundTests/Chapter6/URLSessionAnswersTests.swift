@@ -13,7 +13,9 @@ import Testing
 #endif
 
 // What a real URLSession answers — the answers LocalURLSession gives the post's operations and
-// URLSessionWeb reads — asked of a server on 127.0.0.1 that this test runs (no network).
+// URLSessionWeb reads — asked of a server on 127.0.0.1 that this test runs (no network): a plain
+// response for a redirect without a target and for a missing page, an error for a redirect loop
+// and for a cancelled task.
 // Verified on Linux; on Darwin not yet run.
 #if os(macOS) || os(Linux)
     @Suite("Chapter 6 — what URLSession answers, asked of a local server")
@@ -72,6 +74,23 @@ import Testing
             #expect(await answered.wait(seconds: 20), "no answer within 20 s of cancel()")
             #expect((answer.error as? URLError)?.code == .cancelled, "\(String(describing: answer.error))")
         }
+
+        @Test("a redirect loop: no response, the error URLError.httpTooManyRedirects")
+        func redirectLoop() async throws {
+            let server = try LoopbackServer()
+            defer { server.stop() }
+            let session = URLSession(configuration: .ephemeral)
+            defer { session.invalidateAndCancel() }
+
+            let loop = try #require(await head(server.url("/loop"), with: session), "no answer within 20 s")
+            #expect((loop.error as? URLError)?.code == .httpTooManyRedirects, "\(String(describing: loop.error))")
+            #expect(loop.response == nil)
+            #if os(Linux)
+                // It followed 20 redirects (the request, then 20 more). Darwin: Apple documents
+                // a threshold of 16 (`URLError.httpTooManyRedirects`); not yet run on a Mac.
+                #expect(server.loopRequests == 21)
+            #endif
+        }
     }
 
     /// One data task's answer, set once by its completion handler.
@@ -99,17 +118,20 @@ import Testing
     }
 
     /// An HTTP/1.1 server on 127.0.0.1, on a thread of its own, that answers by path: a 301
-    /// without a `Location` for "/redirect-without-location", a 404 for "/missing", and nothing
-    /// for "/silent" (it holds the connection open until `stop()`).
+    /// without a `Location` for "/redirect-without-location", a 404 for "/missing", a 301 back to
+    /// itself for "/loop", and nothing for "/silent" (it holds the connection open until `stop()`).
     private final class LoopbackServer: @unchecked Sendable {
-        // @unchecked Sendable: `listener` and `port` never change after init; `held` and
-        // `stopping` are touched only under `lock`.
+        // @unchecked Sendable: `listener` and `port` never change after init; `held`,
+        // `stopping` and `loops` are touched only under `lock`.
         let port: UInt16
         let silentRequestArrived = Flag()
+        /// How many requests for "/loop" arrived: the redirects a client followed, plus one.
+        var loopRequests: Int { lock.withLock { loops } }
         private let listener: Int32
         private let lock = NSLock()
         private var held: [Int32] = []
         private var stopping = false
+        private var loops = 0
 
         init() throws {
             #if canImport(Glibc)
@@ -188,6 +210,11 @@ import Testing
                         to: connection)
                 case "/missing":
                     send("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", to: connection)
+                case "/loop":
+                    lock.withLock { loops += 1 }
+                    send(
+                        "HTTP/1.1 301 Moved Permanently\r\nLocation: /loop\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                        to: connection)
                 default:
                     lock.withLock { held.append(connection) }
                     silentRequestArrived.raise()

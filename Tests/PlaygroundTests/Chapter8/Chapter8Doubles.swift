@@ -132,28 +132,28 @@ final class CompletionRecorder: Sendable {
     }
 }
 
-/// The scenario in which the article's concurrent coordinator races, for the package's
-/// coordinators: `count` operations that all fail, whose completions are called from `threads`
-/// threads of their own at the same time.
+/// One round of the scenario in which the article's concurrent coordinator races, for the
+/// package's coordinators: `count` operations that all fail, whose completions `threads`
+/// threads begun together deliver, each a share of them. What went wrong, or nil if the
+/// completion was called once, with every error in the operations' order.
 ///
-/// The completions are dealt out before any thread starts, so nothing orders one thread's
-/// calls against another's except what the coordinator itself does: ThreadSanitizer sees
-/// every unprotected access from two threads as a race, whatever the timing, and without it
-/// the threads overlap on any machine with more than one core.
-func failAllAtOnce(with coordinator: some Coordinator, count: Int, threads: Int = 4) async -> CompletionRecorder {
+/// The completion is called on the thread that delivers the last operation's completion,
+/// before that call returns: once every thread is done, it has been called, or never will be.
+/// Blocks until then: call it from a synchronous function, off the cooperative pool.
+func completeTogether(with coordinator: some Coordinator, count: Int, threads: Int = 4) -> String? {
     let held = HeldCompletions()
     let operations = (0..<count).map { TestOperation(id: $0, fails: true, completing: .held(held)) }
     let recorder = CompletionRecorder()
     coordinator.perform(operations: operations, completion: recorder.record)
     let completions = held.takeAll()
-    for first in 0..<threads {
-        let share = Array(stride(from: first, to: completions.count, by: threads).map { completions[$0] })
-        Thread {
-            for complete in share { complete() }
-        }.start()
+    SimultaneousThreads.run(threads) { thread in
+        for index in stride(from: thread, to: completions.count, by: threads) { completions[index]() }
     }
-    _ = await recorder.waitForCall()
-    return recorder
+    guard recorder.count == 1 else { return "the completion was called \(recorder.count) times, not once" }
+    let ids = failureIDs(recorder.errors ?? [])
+    let missing = count - Set(ids).count
+    if missing > 0 { return "\(missing) of \(count) errors lost" }
+    return ids == Array(0..<count) ? nil : "errors out of order, or reported twice"
 }
 
 /// Records the items it is given; completes each as `completing` says, keyed by the item.

@@ -4,7 +4,7 @@ import Testing
 
 // The article names its protocol `Operation`, and says that it "conflicts with
 // Foundation.Operation". What that means is a compile error, so these tests run the compiler:
-// they compile the article's module (Chapters/08-Coordinators/PopularCoordinators) as it is in
+// they compile the article's module (Chapters/08-Coordinators/CoordinatingPost) as it is in
 // the package, then small clients of it.
 #if os(macOS) || os(Linux)
     @Suite(
@@ -19,7 +19,7 @@ import Testing
             let clash = try await compiler.typecheck(
                 """
                 import Foundation
-                import PopularCoordinators
+                import CoordinatingPost
                 class MyOperation: Operation {
                     func perform(completion: @escaping (Error?) -> Void) { completion(nil) }
                 }
@@ -30,7 +30,7 @@ import Testing
             #expect(
                 try await compiler.typecheck(
                     """
-                    import PopularCoordinators
+                    import CoordinatingPost
                     class MyOperation: Operation {
                         func perform(completion: @escaping (Error?) -> Void) { completion(nil) }
                     }
@@ -39,8 +39,8 @@ import Testing
                 try await compiler.typecheck(
                     """
                     import Foundation
-                    import PopularCoordinators
-                    class MyOperation: PopularCoordinators.Operation {
+                    import CoordinatingPost
+                    class MyOperation: CoordinatingPost.Operation {
                         func perform(completion: @escaping (Error?) -> Void) { completion(nil) }
                     }
                     """) == "")
@@ -71,7 +71,7 @@ import Testing
             let refused = try await compiler.typecheck(
                 """
                 import Dispatch
-                import PopularCoordinators
+                import CoordinatingPost
                 final class Later: Operation {
                     func perform(completion: @escaping OperationCompletion) {
                         DispatchQueue.global().async { completion(nil) }
@@ -102,7 +102,7 @@ import Testing
         }()
 
         static let articleSources: [String] = {
-            let folder = Transcript.packageRoot.appendingPathComponent("Chapters/08-Coordinators/PopularCoordinators")
+            let folder = Transcript.packageRoot.appendingPathComponent("Chapters/08-Coordinators/CoordinatingPost")
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
             return names.filter { $0.hasSuffix(".swift") }.sorted().map { folder.appendingPathComponent($0).path }
         }()
@@ -116,8 +116,8 @@ import Testing
             let compiler = Compiler(folder: folder)
             let output = try await compiler.swiftc(
                 [
-                    "-emit-module", "-module-name", "PopularCoordinators", "-emit-module-path",
-                    folder.appendingPathComponent("PopularCoordinators.swiftmodule").path,
+                    "-emit-module", "-module-name", "CoordinatingPost", "-emit-module-path",
+                    folder.appendingPathComponent("CoordinatingPost.swiftmodule").path,
                 ] + articleSources)
             guard output.status == 0 else {
                 throw TranscriptError("the article's module does not compile:\n\(output.text)")
@@ -139,7 +139,7 @@ import Testing
         func typecheckInArticleModule(_ source: String) async throws -> String {
             let file = try write(source)
             let output = try await swiftc(
-                ["-typecheck", "-module-name", "PopularCoordinators"] + Self.articleSources + [file])
+                ["-typecheck", "-module-name", "CoordinatingPost"] + Self.articleSources + [file])
             return output.status == 0 ? "" : output.text
         }
 

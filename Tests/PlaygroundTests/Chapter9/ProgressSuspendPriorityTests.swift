@@ -1,6 +1,6 @@
 import AsyncOperations
 import Foundation
-import SteppedWork
+import ProgressSuspendPriority
 import TaskOperations
 import TestSupport
 import Testing
@@ -182,6 +182,24 @@ struct ProgressSuspendPriorityTests {
         veryLow.queuePriority = .veryLow
         #expect(await OperationQueue().runs([veryHigh, veryLow]))
         #expect(try veryHigh.value == veryLow.value)
+    }
+
+    @Test("qualityOfService and queuePriority do not reach a TaskOperation's task either (Linux: .medium)")
+    func qualityOfServiceDoesNotReachTheTask() async throws {
+        let operation = TaskOperation { Task.currentPriority }
+        operation.qualityOfService = .userInteractive
+        operation.queuePriority = .veryHigh
+        #expect(await OperationQueue().runs(operation))
+        #if os(Linux)
+            // Linux's Dispatch has no quality of service: the queue's thread reports none, and a
+            // task created there without a priority of its own gets the default, .medium.
+            #expect(try operation.value == .medium)
+        #else
+            // Darwin, inferred (not run): the queue runs the operation on a thread of its quality
+            // of service, and a task created there takes that thread's priority, higher than
+            // .medium. Nothing is asserted here until it is checked on a Mac.
+            _ = try operation.value
+        #endif
     }
 
     @Test("the operation is freed once finished")

@@ -217,11 +217,11 @@ struct TimelinePictureTests {
     func readmeImages() {
         let readme = """
             ![the queue marks it finished](timelines/1-one.svg)
-            <img src="timelines/2-two.svg" width="49%"> and ![x](../01-SyncOnlyOperation/timelines/1-one.svg "t")
+            <img src="timelines/2-two.svg" width="49%"> and ![x](../01-SyncOnly/timelines/1-one.svg "t")
             """
         #expect(
             TimelineCheck.images(inReadme: readme) == [
-                "timelines/1-one.svg", "../01-SyncOnlyOperation/timelines/1-one.svg", "timelines/2-two.svg",
+                "timelines/1-one.svg", "../01-SyncOnly/timelines/1-one.svg", "timelines/2-two.svg",
             ])
     }
 

@@ -1,0 +1,4 @@
+/// A request in flight that can be cancelled.
+public protocol CancellableRequest: Sendable {
+    func cancel()
+}

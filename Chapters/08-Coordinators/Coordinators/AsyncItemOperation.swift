@@ -1,0 +1,5 @@
+/// Processes one item: `ItemOperation` with async/await.
+public protocol AsyncItemOperation: Sendable {
+    associatedtype Item: Sendable
+    func perform(onItem item: Item) async throws
+}

@@ -1,0 +1,194 @@
+import Dispatch
+import Foundation
+
+/// A piece of asynchronous work that the kit controls, for your operation to run.
+///
+/// ``checkContract(clauses:patience:_:)`` hands one to your factory for every operation it
+/// makes. Your operation runs it the way it runs any work — from `main()`, or from a closure
+/// that its `main()` calls — and finishes through its own API when the work ends:
+///
+/// ```swift
+/// // A closure-based operation: the work calls back, the operation finishes.
+/// { work in CompletionOperation { complete in work.start(then: complete) } }
+///
+/// // An async/await-based operation: the work returns, the operation finishes.
+/// { work in TaskOperation { await work.run() } }
+///
+/// // A subclass of your own base, three lines long.
+/// final class Checked: MyAsyncOperation {
+///     let work: ContractWork
+///     init(_ work: ContractWork) { self.work = work }
+///     override func main() { work.start { self.finish() } }
+/// }
+/// ```
+///
+/// The kit decides when the work ends: at once, inside ``start(then:)``; later, from
+/// another thread; twice; or not before your operation tells it to ``stop()``. If your
+/// operation can stop its work when it is cancelled, have its cancellation call ``stop()``
+/// (with `AsyncOperation`'s `onCancel(_:)`, for example); a `Task` that runs ``run()``
+/// tells it by being cancelled.
+public final class ContractWork: Sendable {
+    /// How the kit ends the work.
+    enum Ending: Sendable {
+        /// When the kit calls `end()`.
+        case held
+        /// At once: inside `start(then:)`, before it returns; `run()` returns at once.
+        case atOnce
+        /// Soon, from another thread: a few milliseconds after it starts, from a global
+        /// dispatch queue — long enough that an operation that finished too early shows it.
+        case soon
+        /// When the operation calls `stop()` (or cancels the task running `run()`), inside
+        /// that call — or when the kit calls `end()`.
+        case whenStopped
+        /// Soon after the operation calls `stop()`, from another thread, as a real request
+        /// reports its cancellation — or when the kit calls `end()`.
+        case soonAfterStopped
+    }
+
+    private struct State {
+        var starts = 0
+        var startedAt: Int?
+        var endedAt: Int?
+        var callback: (@Sendable () -> Void)?
+        var gate: CheckedContinuation<Void, Never>?
+        var gateOpen = false
+        var stopRequested = false
+        var ranAsync = false
+    }
+
+    let ending: Ending
+    private let state = Locked(State())
+    /// Called at the start of the work, on the thread that starts it (the operation's
+    /// `main()`, usually), before anything else.
+    private let onStart: @Sendable (ContractWork) -> Void
+    let started = Signal()
+    let ended = Signal()
+    let stopped = Signal()
+
+    init(ending: Ending, onStart: @escaping @Sendable (ContractWork) -> Void = { _ in }) {
+        self.ending = ending
+        self.onStart = onStart
+    }
+
+    /// Starts the work; it calls `done` when it ends.
+    ///
+    /// Call it from your operation's `main()` and finish your operation in `done`. When the
+    /// work ends depends on what the kit is checking: `done` may run before `start(then:)`
+    /// returns, later on another thread, or twice. A cancelled operation never needs to
+    /// call it.
+    ///
+    /// - Parameter done: what your operation does when its work is done, such as calling
+    ///   `finish()` or a completion callback.
+    public func start(then done: @escaping @Sendable () -> Void) {
+        begin(async: false, callback: ending == .atOnce ? nil : done)
+        switch ending {
+        case .atOnce: endNow(calling: done)
+        case .soon: DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { self.end() }
+        case .whenStopped: if stopWasRequested { end() }
+        case .soonAfterStopped: if stopWasRequested { DispatchQueue.global().async { self.end() } }
+        case .held: break
+        }
+    }
+
+    /// Runs the work to its end.
+    ///
+    /// For operations built on async/await: await it in the task your operation runs, and
+    /// finish when it returns. Cancelling that task tells the work to stop, as ``stop()``
+    /// does.
+    public func run() async {
+        begin(async: true, callback: nil)
+        if ending == .atOnce {
+            endNow(calling: nil)
+            return
+        }
+        if ending == .soon { DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { self.end() } }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let open = state.withLock { state in
+                    if !state.gateOpen { state.gate = continuation }
+                    return state.gateOpen
+                }
+                if open { continuation.resume() }
+            }
+        } onCancel: {
+            self.stop()
+        }
+        state.withLock { $0.endedAt = $0.endedAt ?? Moment.next() }
+        ended.raise()
+    }
+
+    /// Tells the work to stop, as `cancel()` stops a running request.
+    ///
+    /// Call it from your operation's cancellation, if it stops its work when cancelled. The
+    /// work still ends the usual way: ``start(then:)`` calls `done`, ``run()`` returns —
+    /// at once or a little later, as a real request reports its cancellation.
+    public func stop() {
+        let first = state.withLock { state in
+            defer { state.stopRequested = true }
+            return !state.stopRequested
+        }
+        guard first else { return }
+        stopped.raise()
+        if ending == .whenStopped { end() }
+        if ending == .soonAfterStopped { DispatchQueue.global().async { self.end() } }
+    }
+
+    // MARK: - The kit's side
+
+    /// How many times the work was started.
+    var starts: Int { state.withLock { $0.starts } }
+    var startedAt: Int? { state.withLock { $0.startedAt } }
+    var endedAt: Int? { state.withLock { $0.endedAt } }
+    var stopWasRequested: Bool { state.withLock { $0.stopRequested } }
+    /// Whether the operation ran the work with `run()`, in a task.
+    var ranAsync: Bool { state.withLock { $0.ranAsync } }
+
+    /// Ends the work: calls `done` (on this thread) or lets `run()` return.
+    ///
+    /// Does nothing if the work has not started yet, or has ended.
+    func end() {
+        takeEnding()?()
+    }
+
+    /// Marks the work ended and returns `done`, for the kit to call — once, twice, or from two
+    /// threads at once.
+    ///
+    /// For work that runs in a task (`run()`), lets it return, and returns nil.
+    func takeEnding() -> (@Sendable () -> Void)? {
+        let (callback, gate) = state.withLock { state in
+            guard state.endedAt == nil, !state.gateOpen, state.starts > 0 else {
+                return ((@Sendable () -> Void)?.none, CheckedContinuation<Void, Never>?.none)
+            }
+            if state.ranAsync {
+                state.gateOpen = true
+                defer { state.gate = nil }
+                return (nil, state.gate)
+            }
+            state.endedAt = Moment.next()
+            defer { state.callback = nil }  // it holds the operation: let go of it
+            return (state.callback, nil)
+        }
+        if callback != nil { ended.raise() }
+        gate?.resume()
+        return callback
+    }
+
+    /// Records the start, with the callback that ends the work: one step, so that an `end()`
+    /// from another thread finds both or neither.
+    private func begin(async: Bool, callback: (@Sendable () -> Void)?) {
+        state.withLock { state in
+            state.starts += 1
+            state.ranAsync = async
+            if state.startedAt == nil { state.startedAt = Moment.next() }
+            if let callback { state.callback = callback }
+        }
+        onStart(self)
+        started.raise()
+    }
+
+    private func endNow(calling done: (@Sendable () -> Void)?) {
+        state.withLock { $0.endedAt = $0.endedAt ?? Moment.next() }
+        ended.raise()
+        done?()
+    }
+}
