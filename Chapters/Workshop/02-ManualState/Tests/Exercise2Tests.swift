@@ -20,7 +20,7 @@ struct Exercise2Tests {
         if let key = operation.stuckIn() {
             Issue.record(
                 """
-                deadlock: finish() never returned. It is stuck in didChangeValue(forKey: "\(key)"), which reads \(key) \
+                deadlock: finish() never returned. It is stuck in its didChangeValue for "\(key)", which reads \(key) \
                 before it returns; that getter waits for the lock that finish() holds. Announce after \
                 lock.withLock { } has returned (hint: "Outside the lock")
                 """)
