@@ -21,12 +21,12 @@ let only = Context.environment["WORKSHOP_ONLY"].map { $0.split(separator: ",").m
 
 let exercises: [Target] =
     exercise(0, "00-OperationBasics")
-    + exercise(1, "01-SyncOnlyOperation")
+    + exercise(1, "01-SyncOnly")
     + exercise(2, "02-ManualState")
     + exercise(3, "03-Cancellation")
-    + exercise(4, "04-CompletionOperation", uses: ["AsyncOperations"])
-    + exercise(5, "05-TaskOperation", uses: ["AsyncOperations"])
-    + exercise(6, "06-ResultOperation", uses: ["AsyncOperations"])
+    + exercise(4, "04-CompletionOperations", uses: ["AsyncOperations"])
+    + exercise(5, "05-TaskOperations", uses: ["AsyncOperations"])
+    + exercise(6, "06-ResultOperations", uses: ["AsyncOperations"])
     + exercise(7, "07-ChainedOperations", uses: ["ChainedOperations"], testsUse: ["ResultOperations"])
     + exercise(8, "08-Coordinators", uses: ["Coordinators"], testsUse: ["AsyncOperations"])
     + exercise(9, "09-ProgressSuspendPriority", uses: ["AsyncOperations"])

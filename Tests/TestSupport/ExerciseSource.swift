@@ -75,6 +75,95 @@ public struct ExerciseSource {
         return problems
     }
 
+    /// What is wrong with the order of the calls, in the file, one short sentence each: each
+    /// `didChangeValue(x)` must follow a `willChangeValue(x)`, with a change of the state
+    /// between them (`withLock`, `lock()`, or an assignment to `executing`, `finished` or
+    /// `state`): first the will, then the change, then the did.
+    /// Read in the file's order — a loop or a helper keeps it — except that a call inside a
+    /// `defer { }` block runs at the end of its scope, after any change written below it.
+    public func orderProblems() -> [String] {
+        enum Event {
+            case will(String)
+            case did(String, deferred: Bool)
+            case change
+        }
+        var events: [(offset: Int, event: Event)] = []
+        for call in code.matches(of: /\b(will|did)ChangeValue\s*\(/) {
+            let open = code.index(before: call.range.upperBound)
+            guard let argument = Self.parenthesised(in: code, from: open) else { continue }
+            let text = argument.replacing(/^\s*(forKey|for)\s*:/, with: "").filter { !$0.isWhitespace }
+            let offset = code.distance(from: code.startIndex, to: call.range.lowerBound)
+            if call.output.1 == "will" {
+                events.append((offset, .will(text)))
+            } else {
+                events.append((offset, .did(text, deferred: Self.isDeferred(at: call.range.lowerBound, in: code))))
+            }
+        }
+        // A change: taking the lock, or assigning the exercise's state (inside the lock, or not).
+        for change in code.matches(of: /\.withLock\b|\.lock\(\)|\bwithLock\s*[({]|\b(executing|finished|state)\s*=[^=]/)
+        {
+            events.append((code.distance(from: code.startIndex, to: change.range.lowerBound), .change))
+        }
+        events.sort { $0.offset < $1.offset }
+
+        var problems: [String] = []
+        var openWills: [String: [Int]] = [:]  // argument → indexes of wills not yet paired
+        for (index, (_, event)) in events.enumerated() {
+            switch event {
+            case .change:
+                break
+            case .will(let argument):
+                openWills[argument, default: []].append(index)
+            case .did(let argument, let deferred):
+                let shown = argument.hasPrefix("\\") ? "for: \(argument)" : "forKey: \(argument)"
+                guard let will = openWills[argument]?.first else {
+                    // A will for it further down (a did with no will at all is announcementProblems').
+                    let willLater = events[index...].contains {
+                        if case .will(argument) = $0.event { true } else { false }
+                    }
+                    if willLater {
+                        problems.append(
+                            "didChangeValue(\(shown)) comes before its willChangeValue(\(shown)) in the file: first the will, then the change, then the did"
+                        )
+                    }
+                    continue
+                }
+                openWills[argument]?.removeFirst()
+                let between = events[(will + 1)...].prefix { $0.offset < events[index].offset }
+                let changed =
+                    deferred
+                    ? events[(will + 1)...].contains { if case .change = $0.event { true } else { false } }
+                    : between.contains { if case .change = $0.event { true } else { false } }
+                if !changed {
+                    problems.append(
+                        "nothing changes the state between willChangeValue(\(shown)) and didChangeValue(\(shown)) in the file: the will comes before the change (lock.withLock { }), the did after it"
+                    )
+                }
+            }
+        }
+        return problems
+    }
+
+    /// Whether the call at `index` is inside a `defer { }` block.
+    static func isDeferred(at index: String.Index, in code: String) -> Bool {
+        var depth = 0
+        var position = index
+        while position > code.startIndex {
+            position = code.index(before: position)
+            switch code[position] {
+            case "}": depth += 1
+            case "{":
+                if depth == 0 {
+                    let before = code[..<position].trimmingCharacters(in: .whitespacesAndNewlines)
+                    return before.hasSuffix("defer")
+                }
+                depth -= 1
+            default: break
+            }
+        }
+        return false
+    }
+
     /// `text` without `//` and `/* */` comments.
     static func withoutComments(_ text: String) -> String {
         text.replacing(/\/\*[\s\S]*?\*\//, with: "")

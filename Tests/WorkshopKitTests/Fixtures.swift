@@ -16,6 +16,12 @@ import WorkshopKit
 /// - stuck10pool: exercise 10 limited by a semaphore that each child waits on.
 /// - stuck7loop / stuck7wait: exercise 7's `resolveInput` looping / waiting on a semaphore.
 /// - stuck7one: exercise 7's `resolveInput` waiting only when there are two providers.
+/// - crash1conditionlock: exercise 1's `main()` waiting with an `NSConditionLock`, which traps in
+///   Linux's Foundation (with the crash report the runtime wrote: backtrace.json).
+/// - race1flag: exercise 1's `main()` polling a plain `Bool` that the work sets: ThreadSanitizer's
+///   run (console.txt has its reports).
+/// - race8slots: exercise 8's collector with only the count under the lock: the report that
+///   ThreadSanitizer wrote for the race test's child process (tsan-report.txt).
 struct Fixture {
     let name: String
 
@@ -51,7 +57,7 @@ struct Fixture {
     var observation: RunObservation {
         observation(
             console: "console.txt", events: "events.jsonl", exitStatus: run.exitStatus, stoppedIn: run.stoppedIn,
-            busy: run.busy)
+            busy: run.busy, backtrace: "backtrace.json")
     }
 
     /// The second run, one test at a time, if there was one.
@@ -59,17 +65,19 @@ struct Fixture {
         guard let alone = run.alone else { return nil }
         return observation(
             console: "alone-console.txt", events: "alone-events.jsonl", exitStatus: alone.exitStatus,
-            stoppedIn: alone.stoppedIn, busy: alone.busy)
+            stoppedIn: alone.stoppedIn, busy: alone.busy, backtrace: "alone-backtrace.json")
     }
 
-    func observation(console: String, events: String, exitStatus: Int32?, stoppedIn: String?, busy: Bool?)
-        -> RunObservation
-    {
+    func observation(
+        console: String, events: String, exitStatus: Int32?, stoppedIn: String?, busy: Bool?, backtrace: String
+    ) -> RunObservation {
         var log = RunLog()
         log.add(lines: (text(events) ?? "").split(separator: "\n").map(String.init))
-        return RunObservation(
+        var observation = RunObservation(
             exitStatus: exitStatus, stoppedIn: stoppedIn.flatMap(RunObservation.Phase.init(rawValue:)),
             console: text(console) ?? "", log: log, busyWhenStopped: busy)
+        observation.backtrace = text(backtrace).flatMap { Backtrace(json: Data($0.utf8)) }
+        return observation
     }
 
     /// The judgement the runner reaches, with the second run when there was one.

@@ -62,31 +62,82 @@ struct RunnerPartsTests {
             }
         }
         #expect(throws: WorkshopError.self) { try Command(arguments: ["hint", "2", "please"], exercises: exercises) }
+        #expect(try Command(arguments: ["sync"], exercises: exercises) == .sync)
+        #expect(try Command(arguments: ["verify"], exercises: exercises) == .verify([]))
+        #expect(try Command(arguments: ["verify", "3", "8"], exercises: exercises) == .verify([3, 8]))
+        #expect(throws: WorkshopError.self) { try Command(arguments: ["verify", "11"], exercises: exercises) }
+        #expect(
+            try Command(arguments: ["variant", "8", "WrongAnswers/no-lock"], exercises: exercises)
+                == .variant(8, "WrongAnswers/no-lock", save: false))
+        #expect(
+            try Command(arguments: ["variant", "8", "no-lock", "--save"], exercises: exercises)
+                == .variant(8, "no-lock", save: true))
+        #expect(throws: WorkshopError.self) { try Command(arguments: ["variant", "8"], exercises: exercises) }
     }
 
     @Test("a wrong answer's header: the mistake and the tests that catch it; an alternative's style")
     func variantHeaders() throws {
+        let change = "--- Reference/Solution.swift\n+++ WrongAnswers/x.swift\n@@ -1,1 +1,1 @@\n-a\n+b\n"
         let wrong = try Variant.read(
             fixtureFile(
-                "// Wrong answer: I post isFinished inside the lock\n// Caught by: finishReturns(), stateAfterFinish\nimport Foundation\n"
-            ), wrong: true)
+                "Wrong answer: I post isFinished inside the lock\nCaught by: finishReturns(), stateAfterFinish\n\n"
+                    + change),
+            wrong: true)
         #expect(
             wrong.kind
                 == .wrongAnswer(
                     mistake: "I post isFinished inside the lock", caughtBy: ["finishReturns", "stateAfterFinish"]))
-        let alternative = try Variant.read(
-            fixtureFile("// Alternative: the keys in a loop\nimport Foundation\n"), wrong: false)
+        #expect(try wrong.source(solution: "a\n") == "b\n")
+        let alternative = try Variant.read(fixtureFile("Alternative: the keys in a loop\n\n" + change), wrong: false)
         #expect(alternative.kind == .alternative(style: "the keys in a loop"))
         #expect(wrong.platforms == nil && wrong.isJudged(on: "linux") && wrong.isJudged(on: "macos"))
         let macOnly = try Variant.read(
-            fixtureFile("// Wrong answer: keys without is\n// Caught by: announcesBothKeys\n// Platforms: macOS\n"),
+            fixtureFile("Wrong answer: keys without is\nCaught by: announcesBothKeys\nPlatforms: macOS\n" + change),
             wrong: true)
         #expect(macOnly.platforms == ["macos"] && macOnly.isJudged(on: "macos") && !macOnly.isJudged(on: "linux"))
         #expect(throws: WorkshopError.self) {
-            try Variant.read(fixtureFile("// Wrong answer: no test named\n"), wrong: true)
+            try Variant.read(fixtureFile("Wrong answer: no test named\n" + change), wrong: true)
         }
         #expect(throws: WorkshopError.self) {
-            try Variant.read(fixtureFile("import Foundation\n// Alternative: too late\n"), wrong: false)
+            try Variant.read(fixtureFile("Wrong answer: no change\nCaught by: finishReturns\n"), wrong: true)
+        }
+    }
+
+    @Test("a variant is its change to the solution: it applies where its lines are, and says when they are gone")
+    func patches() throws {
+        let solution = "one\ntwo\nthree\nfour\nfive\nsix\n"
+        let text = Patch.text(
+            header: ["Alternative: x", ""], from: solution, to: "one\ntwo\nTHREE\nfour\nfive\nsix\nseven\n",
+            oldName: "Reference/Solution.swift", newName: "Alternatives/x.swift")
+        let patch = try Patch(text)
+        #expect(patch.header == ["Alternative: x", ""])
+        #expect(try patch.apply(to: solution) == "one\ntwo\nTHREE\nfour\nfive\nsix\nseven\n")
+        // Lines added above its change: it still applies, further down.
+        #expect(try patch.apply(to: "zero\n" + solution) == "zero\none\ntwo\nTHREE\nfour\nfive\nsix\nseven\n")
+        // The lines it changes changed: it says which change no longer matches.
+        #expect {
+            try patch.apply(to: solution.replacingOccurrences(of: "three", with: "3"))
+        } throws: { error in
+            "\(error)".contains("no longer matches the solution")
+        }
+        // A standard diff (diff -u, with dates) reads the same.
+        let dated = try Patch(
+            "--- a.swift\t2026-01-01 00:00:00\n+++ b.swift\t2026-01-01 00:00:01\n@@ -2,3 +2,3 @@\n two\n-three\n+3\n four\n"
+        )
+        #expect(try dated.apply(to: solution) == "one\ntwo\n3\nfour\nfive\nsix\n")
+    }
+
+    @Test("every wrong answer and alternative in the repository applies to its exercise's solution")
+    func repositoryVariantsApply() throws {
+        let workshop = try Workshop(root: Fixture.root)
+        for exercise in workshop.exercises {
+            let found = Variant.all(of: exercise)
+            #expect(found.problems.isEmpty, "\(found.problems)")
+            let solution = try String(contentsOf: exercise.solution, encoding: .utf8)
+            for variant in found.variants where variant.patch != nil {
+                let source = try variant.source(solution: solution)
+                #expect(source != solution, "\(exercise.folder)/\(variant.shortPath) changes nothing")
+            }
         }
     }
 
@@ -121,16 +172,16 @@ struct RunnerPartsTests {
         let passes = Fixture(name: "pass5").judgement
         let wrong = Variant(
             kind: .wrongAnswer(mistake: "m", caughtBy: ["queueLearnsFinished"]),
-            file: folder.appendingPathComponent("WrongAnswers/only-is-finished.swift"))
+            file: folder.appendingPathComponent("WrongAnswers/only-is-finished.diff"))
         let alternative = Variant(
-            kind: .alternative(style: "s"), file: folder.appendingPathComponent("Alternatives/keys-in-a-loop.swift"))
+            kind: .alternative(style: "s"), file: folder.appendingPathComponent("Alternatives/keys-in-a-loop.diff"))
         let solution = Variant(kind: .solution, file: folder.appendingPathComponent("Reference/Solution.swift"))
         let stub = Variant(kind: .stub, file: folder.appendingPathComponent("Reference/Stub.swift"))
 
         // Each breaks the rule: a line that names the exercise and the file.
         let broken: [(Variant, Judgement, String)] = [
-            (wrong, passes, "WrongAnswers/only-is-finished.swift"),
-            (alternative, fails, "Alternatives/keys-in-a-loop.swift"),
+            (wrong, passes, "WrongAnswers/only-is-finished.diff"),
+            (alternative, fails, "Alternatives/keys-in-a-loop.diff"),
             (solution, fails, "Reference/Solution.swift"),
             (stub, passes, "Reference/Stub.swift"),
         ]
@@ -204,7 +255,7 @@ struct RunnerPartsTests {
     }
 
     func fixtureFile(_ text: String) throws -> URL {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("variant-\(UUID().uuidString).swift")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("variant-\(UUID().uuidString).diff")
         try text.write(to: file, atomically: true, encoding: .utf8)
         return file
     }

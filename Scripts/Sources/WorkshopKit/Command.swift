@@ -8,8 +8,15 @@ public enum Command: Equatable, Sendable {
     case solution(Int)
     case reset(Int)
     case restore(Int)
-    case verify
+    /// Every exercise, or only those named.
+    case verify([Int])
     case help
+    /// For the workshop's authors: writes the files that follow from the exercises' folders.
+    case sync
+    /// For the workshop's authors: puts a wrong answer or an alternative into the exercise's
+    /// file (the file's own version kept, as by `reset`), or saves the file's change to the
+    /// solution as that variant.
+    case variant(Int, String, save: Bool)
 
     /// The commands, as `help` and a usage error list them.
     public static let usage = """
@@ -18,16 +25,27 @@ public enum Command: Equatable, Sendable {
           list          every exercise and whether it passes: your progress at a glance
           next          checks the exercises in order and stops at the first one that does not pass
                         yet; exits with 1 until every exercise passes
-          check N       builds and tests exercise N on its own: what fails, as it happens
+          check N       builds and tests exercise N on its own: what fails, as it happens; a pass
+                        is run twice (the second time under ThreadSanitizer for the exercises
+                        about shared state)
           watch [N]     works on exercise N (or the next unfinished one): checks it again each time
                         you save it; keys for the hint, reset, running the chapter, the next exercise
           hint N        a hint for exercise N
           solution N    the reference solution, as a diff against the stub
           reset N       puts exercise N's stub back; your version is kept, `restore N` brings it back
           restore N     brings back the version of exercise N that `reset N` kept
-          verify        for CI: every solution and correct alternative passes, every stub and wrong
-                        answer fails (on a copy: your files are never touched)
+          verify [N…]   for CI: every solution and correct alternative passes, every stub and wrong
+                        answer fails (on a copy: your files are never touched); only exercises N…
+                        if named
           help          this text
+
+        For the workshop's authors:
+          sync          writes what follows from the exercises' folders: the Xcode schemes and the
+                        session table of Chapters/Workshop/README.md
+          variant N WrongAnswers/NAME         puts that wrong answer (or Alternatives/NAME) into
+                                              exercise N's file; what was there is kept, as by reset
+          variant N WrongAnswers/NAME --save  saves the file's change to the solution as that
+                                              variant (a new one gets a header to fill in)
 
         N is the exercise's number, as in its folder (2 or 02). A check that runs out of time is
         stopped, with every process it started, and says what that usually means.
@@ -74,11 +92,30 @@ public enum Command: Equatable, Sendable {
             try noMore(after: 0)
             self = .next
         case "verify":
-            try noMore(after: 0)
-            self = .verify
+            var numbers: [Int] = []
+            for text in rest {
+                guard let value = Int(text), exercises.contains(value), text.allSatisfy(\.isNumber) else {
+                    throw WorkshopError(
+                        "'\(text)' is not an exercise's number (the exercises: \(Self.list(exercises)))", status: 2)
+                }
+                numbers.append(value)
+            }
+            self = .verify(numbers)
         case "help", "--help", "-h":
             try noMore(after: 0)
             self = .help
+        case "sync":
+            try noMore(after: 0)
+            self = .sync
+        case "variant":
+            let value = try number(required: true)!
+            let rest = rest.dropFirst()
+            guard let name = rest.first, rest.count <= 2, rest.count == 1 || rest.last == "--save" else {
+                throw WorkshopError(
+                    "variant takes an exercise's number, a variant (e.g. WrongAnswers/no-lock), and maybe --save",
+                    status: 2)
+            }
+            self = .variant(value, name, save: rest.count == 2)
         case "watch":
             try noMore(after: 1)
             self = .watch(try number(required: false))

@@ -19,6 +19,11 @@ public struct Exercise: Equatable, Sendable {
     public var hint: URL { reference.appendingPathComponent("Hint.md") }
     public var stuck: URL { reference.appendingPathComponent("Stuck.md") }
     public var crash: URL { reference.appendingPathComponent("Crash.md") }
+    /// What a data race means here; an exercise that has it is checked for races too.
+    public var race: URL { reference.appendingPathComponent("Race.md") }
+    /// Whether a passing check runs the tests again under ThreadSanitizer: the exercises about
+    /// state that several threads share (those with a Race.md).
+    public var checksForRaces: Bool { FileManager.default.fileExists(atPath: race.path) }
     public var wrongAnswers: URL { directory.appendingPathComponent("WrongAnswers") }
     public var alternatives: URL { directory.appendingPathComponent("Alternatives") }
     /// The exercise's Xcode scheme, named like its folder.
@@ -53,9 +58,10 @@ public struct Workshop: Sendable {
             guard let number = Self.number(ofFolder: folder) else { continue }
             let directory = package.appendingPathComponent(folder)
             let stubFolder = directory.appendingPathComponent("Exercise\(number)")
-            let files = (try? manager.contentsOfDirectory(atPath: stubFolder.path))?.filter { $0.hasSuffix(".swift") }
-            guard let file = files?.sorted().first else { continue }
-            let readme = self.root.appendingPathComponent("Chapters/\(folder)/README.md")
+            let files = (try? manager.contentsOfDirectory(atPath: stubFolder.path)).map(Self.swiftFiles)
+            guard let file = files?.first else { continue }
+            let readme = Self.chapterFolder(of: folder, in: self.root.appendingPathComponent("Chapters"))
+                .appendingPathComponent("README.md")
             found.append(
                 Exercise(
                     number: number, folder: folder, title: Self.title(ofReadme: readme) ?? folder,
@@ -77,6 +83,12 @@ public struct Workshop: Sendable {
         }
     }
 
+    /// The Swift files among `names`, sorted: an editor's files beside them (Emacs's lock file
+    /// `.#File.swift`, any hidden file) are not the exercise's.
+    public static func swiftFiles(_ names: [String]) -> [String] {
+        names.filter { $0.hasSuffix(".swift") && !$0.hasPrefix(".") && !$0.hasPrefix("#") }.sorted()
+    }
+
     public func exercise(_ number: Int) -> Exercise? {
         exercises.first { $0.number == number }
     }
@@ -86,6 +98,16 @@ public struct Workshop: Sendable {
         let digits = folder.prefix { $0.isNumber }
         guard digits.count == 2, folder.dropFirst(2).hasPrefix("-") else { return nil }
         return Int(digits)
+    }
+
+    /// The chapter's folder: named like the exercise's folder, or else the one in `chapters`
+    /// whose name starts with the same two digits, so that the two may be renamed one after
+    /// the other. Without either, the path it would have.
+    static func chapterFolder(of folder: String, in chapters: URL) -> URL {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: chapters.path)) ?? []
+        let number = Self.number(ofFolder: folder)
+        let name = names.contains(folder) ? folder : names.sorted().first { Self.number(ofFolder: $0) == number }
+        return chapters.appendingPathComponent(name ?? folder)
     }
 
     /// "Managing the state by hand" from "# Chapter 2 — Managing the state by hand".

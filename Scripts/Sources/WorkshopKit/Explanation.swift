@@ -49,9 +49,32 @@ public struct Explainer: Sendable {
         -> [String]
     {
         let time = seconds.map { String(format: " (%.1f s)", $0) } ?? ""
+        var lines = explainVerdict(judgement, of: exercise, notes: notes, time: time)
+        switch judgement.failedConfirmation {
+        case .raceDetector?:
+            lines.insert("The tests passed; run again under ThreadSanitizer, which watches every memory access:", at: 0)
+        case .again?:
+            lines.insert(
+                "The tests passed once, then not when run again: the answer works only some of the time (a race, or a guess of how long something takes).",
+                at: 0)
+        case nil:
+            break
+        }
+        return lines
+    }
+
+    func explainVerdict(_ judgement: Judgement, of exercise: Exercise, notes: ExerciseNotes, time: String)
+        -> [String]
+    {
         switch judgement.verdict {
         case .passes:
-            return ["✔ Exercise \(exercise.number) passes: all \(judgement.passedCount) of its tests\(time)."]
+            let twice =
+                switch judgement.confirmedBy {
+                case .raceDetector?: ", twice — the second time under ThreadSanitizer, which saw no data race"
+                case .again?: ", twice"
+                case nil: ""
+                }
+            return ["✔ Exercise \(exercise.number) passes: all \(judgement.passedCount) of its tests\(twice)\(time)."]
         case .fails:
             let failed = judgement.failures.count
             let total = failed + judgement.passedCount
@@ -69,6 +92,8 @@ public struct Explainer: Sendable {
             return crash(judgement.crash, of: exercise, notes: notes)
         case .ranOutOfTime:
             return timeOut(judgement.timeOut, of: exercise, notes: notes)
+        case .dataRace:
+            return dataRace(judgement.races, of: exercise, notes: notes)
         }
     }
 
@@ -108,6 +133,7 @@ public struct Explainer: Sendable {
             lines.append("✘ The tests crashed\(signal), while these tests ran:")
             lines += crash.running.map { "    “\($0.displayName)” (\($0.name))" }
         }
+        lines += place(of: crash.backtrace, in: exercise)
         if !crash.reason.isEmpty {
             lines.append("  What the program said as it stopped:")
             lines += crash.reason.map { "    " + exercisePath(in: pathsRelative(in: $0), of: exercise) }
@@ -129,7 +155,71 @@ public struct Explainer: Sendable {
         if let signal = crash.signal, let cause = Self.cause(ofSignal: signal) {
             lines.append("  \(cause)")
         }
-        return lines + ending(notes.crash, titled: "Likely causes in exercise \(exercise.number):", of: exercise)
+        // The exercise's notes, only those that what the program said or where it stopped shows.
+        let evidence = (crash.reason + (crash.backtrace?.frames.map(\.function) ?? [])).joined(separator: "\n")
+        let matching = notes.crash.filter { evidence.localizedCaseInsensitiveContains($0.evidence) }
+        return lines
+            + ending(
+                matching.isEmpty ? nil : matching.flatMap(\.lines),
+                titled: "What that means in exercise \(exercise.number):",
+                of: exercise)
+    }
+
+    /// Where a crash happened, from its report: the frame that stopped, and the learner's own
+    /// line that led there.
+    func place(of backtrace: Backtrace?, in exercise: Exercise) -> [String] {
+        guard let backtrace, let stopped = backtrace.crashFrame else { return [] }
+        let own = backtrace.frame(inFile: exercise.file.path)
+        func location(_ frame: Backtrace.Frame) -> String {
+            guard let file = frame.file, let line = frame.line else { return frame.function }
+            return "\(shown(file, of: exercise)):\(line), in \(frame.function)"
+        }
+        if let own, own == stopped {
+            return ["  It stopped in your code: \(location(own))."]
+        }
+        var lines: [String]
+        if let library = stopped.libraryName {
+            lines = ["  It stopped inside \(library), in \(stopped.function)"]
+        } else {
+            lines = ["  It stopped in \(location(stopped))"]
+        }
+        if let own {
+            lines[0] += ","
+            lines.append("    called from your code: \(location(own)).")
+        } else {
+            lines[0] += " (none of the frames is in your file)."
+        }
+        return lines
+    }
+
+    /// A file a report names, as the learner can open it: the exercise's own file by its path
+    /// from here (whichever copy of the repository the report came from), another one as given.
+    func shown(_ file: String, of exercise: Exercise) -> String {
+        if Backtrace.isSameFile(file, as: exercise.file.path) { return path(exercise.file) }
+        return file.hasPrefix("/") ? path(URL(fileURLWithPath: file)) : file
+    }
+
+    func dataRace(_ races: [DataRace], of exercise: Exercise, notes: ExerciseNotes) -> [String] {
+        var lines = [
+            "✘ The tests pass, but ThreadSanitizer saw a data race: two threads used the same memory at the same time, at least one of them writing, with nothing (a lock, a queue) between them. The tests cannot see it every time; the program can crash or lose a change any time."
+        ]
+        for (number, race) in races.prefix(2).enumerated() {
+            if races.count > 1 { lines.append("  Race \(number + 1) of \(races.count):") }
+            for (index, access) in race.accesses.prefix(2).enumerated() {
+                let verb = access.isWrite ? "written" : "read"
+                let who = index == 0 ? "by one thread" : "by another thread"
+                guard let frame = access.place(preferring: exercise.file.path) else {
+                    lines.append("    \(verb) \(who) (where, ThreadSanitizer could not tell)")
+                    continue
+                }
+                let place = frame.file.map { "\(shown($0, of: exercise)):\(frame.line ?? 0)" } ?? "?"
+                lines.append("    \(verb) \(who) at \(place), in \(frame.function)")
+            }
+        }
+        if races.count > 2 { lines.append("  … and \(races.count - 2) more.") }
+        lines.append("  Chapter \(exercise.number) explains it: \(path(exercise.chapterReadme))")
+        return lines
+            + ending(notes.race, titled: "What that usually means in exercise \(exercise.number):", of: exercise)
     }
 
     func timeOut(_ timeOut: Judgement.TimeOut?, of exercise: Exercise, notes: ExerciseNotes) -> [String] {
@@ -220,11 +310,11 @@ public struct Explainer: Sendable {
     static func cause(ofSignal signal: Int32) -> String? {
         switch signal {
         case SIGILL, SIGTRAP:
-            "That signal is how Swift stops a program on a runtime error: a Fatal error, an index out of range, a nil unwrapped with !, a failed precondition — also inside Foundation (an operation enqueued twice, or already finished)."
+            "That signal is how Swift stops a program on a runtime error: a Fatal error, an index out of range, a nil unwrapped with !, a failed precondition — in your code or inside Foundation."
         case SIGABRT:
             "That signal is abort(): a C library's failed assertion, or an uncaught exception."
         case SIGSEGV, SIGBUS:
-            "That signal is an invalid memory access: usually an object used after it was freed (Foundation holds an operation's dependents without retaining them)."
+            "That signal is an invalid memory access: an object used after it was freed, or memory that two threads changed at once."
         case SIGFPE:
             "That signal is an arithmetic error, such as a division by zero."
         case SIGKILL:
@@ -235,48 +325,69 @@ public struct Explainer: Sendable {
     }
 }
 
-/// What an exercise's reference material says about a check that crashed or ran out of
-/// time: Reference/Crash.md, and Reference/Stuck.md's sections "## Waiting" (the tests
-/// waited for ever) and "## Busy" (a loop kept a processor busy).
+/// What an exercise's reference material says about a check that crashed, ran out of time or
+/// raced: Reference/Crash.md, whose sections are each headed by what a crash must show for the
+/// section to apply (a phrase of the runtime's message, or a function it stopped in);
+/// Reference/Stuck.md's sections "## Waiting" (the tests waited for ever) and "## Busy" (a loop
+/// kept a processor busy); Reference/Race.md, whose presence also means that a passing check
+/// runs the tests again under ThreadSanitizer.
 public struct ExerciseNotes: Sendable {
-    public var crash: [String]?
+    public struct CrashNote: Equatable, Sendable {
+        /// The words the crash's evidence must contain.
+        public var evidence: String
+        public var lines: [String]
+    }
+
+    public var crash: [CrashNote]
     public var waiting: [String]?
     public var busy: [String]?
+    public var race: [String]?
 
-    public init(crash: [String]? = nil, waiting: [String]? = nil, busy: [String]? = nil) {
+    public init(crash: [CrashNote] = [], waiting: [String]? = nil, busy: [String]? = nil, race: [String]? = nil) {
         self.crash = crash
         self.waiting = waiting
         self.busy = busy
+        self.race = race
     }
 
     public init(of exercise: Exercise) {
         let crashText = try? String(contentsOf: exercise.crash, encoding: .utf8)
         let stuckText = try? String(contentsOf: exercise.stuck, encoding: .utf8)
+        let raceText = try? String(contentsOf: exercise.race, encoding: .utf8)
         self.init(
-            crash: crashText.map { Self.lines(of: $0) },
+            crash: crashText.map { Self.sections(in: $0) } ?? [],
             waiting: stuckText.flatMap { Self.section("Waiting", in: $0) },
-            busy: stuckText.flatMap { Self.section("Busy", in: $0) })
+            busy: stuckText.flatMap { Self.section("Busy", in: $0) },
+            race: raceText.map { Self.lines(of: $0) })
     }
 
     static func lines(of text: String) -> [String] {
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        while lines.first?.isEmpty == true { lines.removeFirst() }
         while lines.last?.isEmpty == true { lines.removeLast() }
         return lines
     }
 
-    /// The lines under "## <name>", up to the next heading.
-    static func section(_ name: String, in text: String) -> [String]? {
-        var found: [String]?
+    /// Every "## <evidence>" section, with its lines.
+    static func sections(in text: String) -> [CrashNote] {
+        var notes: [CrashNote] = []
         for line in lines(of: text) {
             if line.hasPrefix("## ") {
-                if found != nil { break }
-                if line.dropFirst(3).trimmingCharacters(in: .whitespaces) == name { found = [] }
-            } else if found != nil {
-                found?.append(line)
+                notes.append(CrashNote(evidence: line.dropFirst(3).trimmingCharacters(in: .whitespaces), lines: []))
+            } else if !notes.isEmpty {
+                notes[notes.count - 1].lines.append(line)
             }
         }
-        while found?.first?.isEmpty == true { found?.removeFirst() }
-        while found?.last?.isEmpty == true { found?.removeLast() }
-        return found?.isEmpty == true ? nil : found
+        return notes.map { note in
+            var note = note
+            while note.lines.first?.isEmpty == true { note.lines.removeFirst() }
+            while note.lines.last?.isEmpty == true { note.lines.removeLast() }
+            return note
+        }
+    }
+
+    /// The lines under "## <name>", up to the next heading.
+    static func section(_ name: String, in text: String) -> [String]? {
+        sections(in: text).first { $0.evidence == name }.flatMap { $0.lines.isEmpty ? nil : $0.lines }
     }
 }

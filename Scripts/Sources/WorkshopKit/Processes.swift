@@ -99,6 +99,9 @@
         public let pid: pid_t
         public let parent: pid_t
         public let processorSeconds: Double?
+        /// When the process started, in the system's own units: with the pid, it tells a
+        /// process from a later one that got the same pid.
+        public let started: UInt64
     }
 
     /// The system's processes, read natively: /proc on Linux, libproc on macOS.
@@ -117,7 +120,9 @@
                     let fields = stat[stat.index(after: close)...].split(separator: " ")
                     guard fields.count > 12, let parent = pid_t(fields[1]) else { return nil }
                     let seconds = (Double(fields[11]) ?? 0) / ticks + (Double(fields[12]) ?? 0) / ticks
-                    return ProcessEntry(pid: pid, parent: parent, processorSeconds: seconds)
+                    // … cutime cstime priority nice num_threads itrealvalue starttime.
+                    let started = fields.count > 19 ? UInt64(fields[19]) ?? 0 : 0
+                    return ProcessEntry(pid: pid, parent: parent, processorSeconds: seconds, started: started)
                 }
             #else
                 let capacity = Int(proc_listallpids(nil, 0)) + 64
@@ -140,7 +145,9 @@
                         let units = Double(task.pti_total_user + task.pti_total_system)
                         seconds = units * Double(timebase.numer) / Double(timebase.denom) / 1e9
                     }
-                    return ProcessEntry(pid: pid, parent: pid_t(info.pbi_ppid), processorSeconds: seconds)
+                    let started = UInt64(info.pbi_start_tvsec) * 1_000_000 + UInt64(info.pbi_start_tvusec)
+                    return ProcessEntry(
+                        pid: pid, parent: pid_t(info.pbi_ppid), processorSeconds: seconds, started: started)
                 }
             #endif
         }

@@ -25,8 +25,22 @@ public struct RecordedIssue: Equatable, Sendable {
     /// What the expectation saw, e.g. "Expectation failed: learned"; "Issue recorded" for
     /// `Issue.record`.
     public let expectation: String
-    /// The messages the test wrote for the learner (an expectation's comment).
+    /// The messages the test wrote for the learner (an expectation's comment, `Issue.record`'s
+    /// message). Swift Testing also attaches the `//` comments written above an expectation, as
+    /// notes for whoever reads the test: those are left out.
     public let comments: [String]
+
+    public init(testID: String?, expectation: String, comments: [String]) {
+        self.testID = testID
+        self.expectation = expectation
+        self.comments = comments.filter { !Self.isSourceComment($0) }
+    }
+
+    /// A comment Swift Testing took from the test's source ("// …", "/// …", "/* … */").
+    static func isSourceComment(_ text: String) -> Bool {
+        let trimmed = text.drop { $0 == " " }
+        return trimmed.hasPrefix("//") || trimmed.hasPrefix("/*")
+    }
 
     /// The lines that tell the learner what went wrong: the test's own words, or what the
     /// expectation saw when the test says nothing.
@@ -50,10 +64,12 @@ public struct RunLog: Sendable {
 
     public init() {}
 
-    /// Something a learner may want to see as it happens.
+    /// Something a learner may want to see as it happens: a test ended (with the issues it
+    /// recorded, so that they are shown under it, whatever else ran meanwhile), an issue
+    /// recorded outside any test, the tests started.
     public enum Happening: Equatable, Sendable {
-        case passed(TestInfo)
-        case issue(TestInfo?, RecordedIssue)
+        case ended(TestInfo, passed: Bool, issues: [RecordedIssue])
+        case issueOutsideTest(RecordedIssue)
         case runStarted
     }
 
@@ -85,7 +101,7 @@ public struct RunLog: Sendable {
                 let passed = payload.messages?.first?.symbol == "pass" && !issues.contains { $0.testID == test.id }
                 ended[test.id] = passed
                 lastProgress = payload.instant?.absolute ?? lastProgress
-                if passed { return [.passed(test)] }
+                return [.ended(test, passed: passed, issues: issues(of: test.id))]
             }
         case "issueRecorded":
             guard payload.issue?.isKnown != true else { return [] }
@@ -96,7 +112,7 @@ public struct RunLog: Sendable {
                 comments: messages.filter { $0.symbol == "details" }.map(\.text))
             issues.append(issue)
             lastProgress = payload.instant?.absolute ?? lastProgress
-            return [.issue(test, issue)]
+            return test == nil ? [.issueOutsideTest(issue)] : []
         default:
             break
         }

@@ -34,6 +34,9 @@
         public var serial = false
         /// Where the console's output and the event stream are written.
         public var folder: URL
+        /// Built and run under ThreadSanitizer, which reports data races (in a build folder of
+        /// its own: everything is compiled with it).
+        public var threadSanitizer = false
 
         public init(package: URL, scratch: URL, only: [Int], folder: URL) {
             self.package = package
@@ -45,6 +48,7 @@
         var arguments: [String] {
             var arguments = ["swift", buildOnly ? "build" : "test", "--package-path", package.path]
             arguments += ["--scratch-path", scratch.path]
+            if threadSanitizer { arguments.append("--sanitize=thread") }
             if buildOnly { return arguments + ["--build-tests"] }
             arguments += ["--disable-xctest"]
             if skipBuild { arguments.append("--skip-build") }
@@ -57,6 +61,42 @@
 
         var consoleFile: URL { folder.appendingPathComponent("console.txt") }
         var eventsFile: URL { folder.appendingPathComponent("events.jsonl") }
+        /// Where Swift's runtime writes a crash report (the frames of the thread that crashed).
+        public var backtraceFolder: URL { folder.appendingPathComponent("backtraces") }
+
+        /// The environment of the run: WORKSHOP_ONLY for the workshop's manifest; Swift Testing's
+        /// console in words (a Mac's SF Symbols otherwise), no colours; a crash report as JSON in
+        /// `backtraceFolder` (threads other than the crashed one, and registers, left out: the
+        /// report takes about a second); ThreadSanitizer's options.
+        func environment(base: [String: String]) -> [String: String] {
+            var environment = base
+            environment["WORKSHOP_ONLY"] = only.map(String.init).joined(separator: ",")
+            environment["SWT_SF_SYMBOLS_ENABLED"] = "0"
+            environment["NO_COLOR"] = "1"
+            environment["SWIFT_BACKTRACE"] =
+                threadSanitizer
+                ? "enable=no"
+                : "enable=yes,interactive=no,color=no,threads=crashed,registers=none,images=none,"
+                    + "sanitize=no,format=json,output-to=\(backtraceFolder.path)"
+            // Every race, each once, and the run goes on (its tests' verdicts still count); the
+            // reports go to files, one per process, so that those of an exit test's child (which
+            // Swift Testing does not show) are read too, and a race does not make a child that
+            // must exit normally look as if it crashed.
+            environment["TSAN_OPTIONS"] =
+                "halt_on_error=0:exitcode=0:report_signal_unsafe=0:history_size=4:log_path=\(sanitizerLogPrefix.path)"
+            return environment
+        }
+
+        /// Where ThreadSanitizer writes its reports: this prefix, then ".<pid>".
+        var sanitizerLogPrefix: URL { folder.appendingPathComponent("tsan") }
+
+        /// The reports ThreadSanitizer wrote, every process's.
+        func sanitizerReports() -> String {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            return names.filter { $0.hasPrefix("tsan.") }.sorted().compactMap { name in
+                try? String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+            }.joined(separator: "\n")
+        }
 
         /// The package manager's `--filter` takes a regular expression over
         /// "Module.Suite/function()": the test ID without its source location.
@@ -64,6 +104,28 @@
             var parts = id.split(separator: "/", omittingEmptySubsequences: false)
             if parts.count > 1, parts.last?.contains(".swift:") == true { parts.removeLast() }
             return NSRegularExpression.escapedPattern(for: parts.joined(separator: "/"))
+        }
+    }
+
+    /// Whether processes kept a processor busy, from the processor time they used.
+    public enum ProcessorUse {
+        /// Busy: more than a quarter of the share of a processor that the machine's load leaves
+        /// one process (all of one on an idle machine; on two cores at a load of 24, a twelfth).
+        /// A loop gets about its share however busy the machine; processes that wait use almost
+        /// nothing.
+        public static func isBusy(secondsPerSecond used: Double, load: Double? = nil) -> Bool {
+            used > 0.25 * fairShare(load: load ?? currentLoad())
+        }
+
+        static func fairShare(load: Double) -> Double {
+            let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
+            return min(1, cores / max(load, 1))
+        }
+
+        /// The system's load average over the last minute.
+        static func currentLoad() -> Double {
+            var loads = [Double](repeating: 0, count: 3)
+            return getloadavg(&loads, 3) > 0 ? loads[0] : 1
         }
     }
 
@@ -75,6 +137,12 @@
         public var happened: (RunLog.Happening) -> Void = { _ in }
         /// Asked a few times a second: true stops the run (Ctrl-C, or a key in `watch`).
         public var shouldStop: () -> Bool = { false }
+        /// The processes the run started, as soon as they exist (the package manager, then the
+        /// test binary and its children, seen about once a second): a killed runner's next
+        /// run stops those that outlive it.
+        public var started: ([ProcessEntry]) -> Void = { _ in }
+        /// The package manager waits for another one that uses the same build folder.
+        public var waitingForAnotherBuild: (String) -> Void = { _ in }
 
         public init() {}
     }
@@ -85,15 +153,18 @@
         let manager = FileManager.default
         try manager.createDirectory(at: request.folder, withIntermediateDirectories: true)
         try? manager.removeItem(at: request.eventsFile)
-        var environment = ProcessInfo.processInfo.environment
-        environment["WORKSHOP_ONLY"] = request.only.map(String.init).joined(separator: ",")
-        // Words instead of SF Symbols and colours (a Mac), and no slow symbolicated backtrace
-        // on a crash: the runtime's own line says enough here.
-        environment["SWT_SF_SYMBOLS_ENABLED"] = "0"
-        environment["NO_COLOR"] = "1"
-        environment["SWIFT_BACKTRACE"] = "enable=no"
+        try? manager.removeItem(at: request.backtraceFolder)
+        for name in (try? manager.contentsOfDirectory(atPath: request.folder.path)) ?? [] where name.hasPrefix("tsan.")
+        {
+            try? manager.removeItem(at: request.folder.appendingPathComponent(name))
+        }
+        try manager.createDirectory(at: request.backtraceFolder, withIntermediateDirectories: true)
+        let environment = request.environment(base: ProcessInfo.processInfo.environment)
         let child = try ChildProcess(request.arguments, environment: environment, outputFile: request.consoleFile)
         defer { child.stopAll() }
+        observer.started(ProcessTable.snapshot().filter { $0.pid == child.pid })
+        var testProcess: pid_t?
+        var toldWaiting = false
 
         let started = Date()
         var testsStarted: Date? = request.skipBuild ? started : nil
@@ -114,6 +185,10 @@
                 for line in consoleLines.add(data) {
                     if line.hasPrefix("Build complete!") { testsStarted = testsStarted ?? Date() }
                     if line.hasPrefix("["), !request.skipBuild { observer.building(line) }
+                    if line.hasPrefix("Another instance of SwiftPM"), !toldWaiting {
+                        toldWaiting = true
+                        observer.waitingForAnotherBuild(line)
+                    }
                 }
             }
             if eventsHandle == nil { eventsHandle = try? FileHandle(forReadingFrom: request.eventsFile) }
@@ -138,12 +213,22 @@
                 let first = samples.first(where: { last.time.timeIntervalSince($0.time) <= 3.5 }),
                 last.time.timeIntervalSince(first.time) >= 1
             {
-                busy = (last.seconds - first.seconds) / last.time.timeIntervalSince(first.time) > 0.5
+                busy = ProcessorUse.isBusy(
+                    secondsPerSecond: (last.seconds - first.seconds) / last.time.timeIntervalSince(first.time))
             }
-            return RunObservation(
-                exitStatus: exitStatus, stoppedIn: stoppedIn, console: String(decoding: console, as: UTF8.self),
+            let text = String(decoding: console, as: UTF8.self)
+            var observation = RunObservation(
+                exitStatus: exitStatus, stoppedIn: stoppedIn, console: text,
                 log: log, busyWhenStopped: stoppedIn == nil ? nil : busy,
                 testSeconds: testsStarted.map { Date().timeIntervalSince($0) })
+            if request.threadSanitizer {
+                observation.races = DataRace.reports(in: text + "\n" + request.sanitizerReports()).map { race in
+                    race.demangled { names in demangle(names, in: request.folder) }
+                }
+            }
+            // The test binary's own report: its exit tests' children may have crashed on purpose.
+            observation.backtrace = Backtrace.report(in: request.backtraceFolder, pid: testProcess)
+            return observation
         }
 
         var lastSample = Date.distantPast
@@ -158,8 +243,13 @@
                 stopped.interrupted = true
                 observation = stopped
             } else if let testsStarted {
-                if now.timeIntervalSince(lastSample) >= 1, let seconds = child.processorSeconds() {
-                    samples.append((now, seconds))
+                if now.timeIntervalSince(lastSample) >= 1 {
+                    let table = ProcessTable.snapshot()
+                    let tree = ProcessTable.descendants(of: child.pid, in: table)
+                    observer.started(tree)
+                    testProcess = testProcess ?? tree.first { $0.parent == child.pid }?.pid
+                    let times = (table.filter { $0.pid == child.pid } + tree).compactMap(\.processorSeconds)
+                    if !times.isEmpty { samples.append((now, times.reduce(0, +))) }
                     lastSample = now
                 }
                 let quiet = limits.quiet.map { now.timeIntervalSince(lastProgress) > $0 && !log.unfinished.isEmpty }
@@ -175,5 +265,25 @@
             if observation == nil { usleep(50_000) }
         }
         return observation!
+    }
+
+    /// Swift's readable names for `names`, from the toolchain's `swift demangle` (a few
+    /// seconds at most; an empty table if it cannot say).
+    func demangle(_ names: [String], in folder: URL) -> [String: String] {
+        let output = folder.appendingPathComponent("demangled.txt")
+        guard
+            let child = try? ChildProcess(
+                ["swift", "demangle", "--simplified"] + names, environment: ProcessInfo.processInfo.environment,
+                outputFile: output)
+        else { return [:] }
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while child.poll() == nil {
+            if Date() > deadline {
+                child.stopAll()
+                return [:]
+            }
+            usleep(20_000)
+        }
+        return DataRace.demangledNames(in: (try? String(contentsOf: output, encoding: .utf8)) ?? "")
     }
 #endif

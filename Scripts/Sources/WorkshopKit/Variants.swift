@@ -1,31 +1,49 @@
 import Foundation
 
-/// A whole replacement of an exercise's stub file that `verify` runs the exercise's tests
-/// against, and what must happen.
+/// A version of an exercise's file that `verify` runs the exercise's tests against, and what
+/// must happen: the reference solution and the untouched stub (whole files in Reference/), or a
+/// wrong answer or an alternative, each stored as its change to the solution (a `.diff` in
+/// WrongAnswers/ or Alternatives/, see `Patch`), so that what they share is written once.
 public struct Variant: Equatable, Sendable {
     public enum Kind: Equatable, Sendable {
         /// Reference/Solution.swift: must pass.
         case solution
         /// Reference/Stub.swift: must fail (compile, and fail its tests).
         case stub
-        /// WrongAnswers/*.swift: must fail, and at least one of the tests it names must be
-        /// among those that fail.
+        /// WrongAnswers/*.diff: must fail, and at least one of the tests it names must be
+        /// among those that fail ("ThreadSanitizer" names the race detector's run).
         case wrongAnswer(mistake: String, caughtBy: [String])
-        /// Alternatives/*.swift: a correct answer in another style; must pass.
+        /// Alternatives/*.diff: a correct answer in another style; must pass.
         case alternative(style: String)
     }
 
+    /// What a "Caught by:" line calls the race detector's run.
+    public static let raceDetector = "ThreadSanitizer"
+
     public let kind: Kind
     public let file: URL
-    /// The platforms whose runs can show what this variant must show (`// Platforms: macOS`),
+    /// The platforms whose runs can show what this variant must show (`Platforms: macOS`),
     /// lowercased; nil: every platform. A mistake that leaves no trace on Linux's Foundation
     /// is judged only where it does.
     public let platforms: [String]?
+    /// The change to the solution (wrong answers and alternatives).
+    public let patch: Patch?
 
-    public init(kind: Kind, file: URL, platforms: [String]? = nil) {
+    public init(kind: Kind, file: URL, platforms: [String]? = nil, patch: Patch? = nil) {
         self.kind = kind
         self.file = file
         self.platforms = platforms
+        self.patch = patch
+    }
+
+    /// The variant's Swift file: the file itself, or its change applied to `solution`.
+    public func source(solution: String) throws -> String {
+        guard let patch else { return try String(contentsOf: file, encoding: .utf8) }
+        do {
+            return try patch.apply(to: solution)
+        } catch {
+            throw WorkshopError("\(shortPath): \(error); write its change again against Reference/Solution.swift")
+        }
     }
 
     /// This platform, as a `// Platforms:` line names it.
@@ -66,47 +84,50 @@ public struct Variant: Equatable, Sendable {
         problem(with: judgement, knownTests: knownTests).map { "exercise \(number), \(label): \($0)" }
     }
 
-    /// Reads a wrong answer's or an alternative's header: its first comment lines,
-    /// `// Wrong answer: …` and `// Caught by: a, b`, or `// Alternative: …`, and optionally
-    /// `// Platforms: macOS` (the platforms on which it is judged).
+    /// Reads a wrong answer's or an alternative's `.diff`: its header lines, `Wrong answer: …`
+    /// and `Caught by: a, b`, or `Alternative: …`, and optionally `Platforms: macOS` (the
+    /// platforms on which it is judged), then its change to the solution.
     public static func read(_ file: URL, wrong: Bool) throws -> Variant {
         let text = try String(contentsOf: file, encoding: .utf8)
         return try parse(text, file: file, wrong: wrong)
     }
 
     static func parse(_ text: String, file: URL, wrong: Bool) throws -> Variant {
+        let name = file.deletingLastPathComponent().lastPathComponent + "/" + file.lastPathComponent
+        let patch: Patch
+        do {
+            patch = try Patch(text)
+        } catch {
+            throw WorkshopError("\(name): \(error)")
+        }
         var fields: [String: String] = [:]
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            guard trimmed.hasPrefix("//") else { break }  // the header ends with the first code line
-            let comment = trimmed.dropFirst(2).trimmingCharacters(in: .whitespaces)
-            guard let colon = comment.firstIndex(of: ":") else { continue }
-            let key = comment[..<colon].lowercased()
+        for line in patch.header {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let key = line[..<colon].lowercased()
             if ["wrong answer", "caught by", "alternative", "platforms"].contains(key), fields[key] == nil {
-                fields[key] = comment[comment.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                fields[key] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             }
         }
-        let name = file.lastPathComponent
         let platforms = fields["platforms"].map {
             $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
         }
         if wrong {
             guard let mistake = fields["wrong answer"], !mistake.isEmpty else {
-                throw WorkshopError(
-                    "\(name) does not start with `// Wrong answer: <the mistake, in the learner's words>`")
+                throw WorkshopError("\(name) does not start with `Wrong answer: <the mistake, in the learner's words>`")
             }
             let tests = (fields["caught by"] ?? "").split(separator: ",").map {
                 $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "()", with: "")
             }.filter { !$0.isEmpty }
             guard !tests.isEmpty else {
-                throw WorkshopError("\(name) has no `// Caught by: <test function name>[, <test function name>…]` line")
+                throw WorkshopError("\(name) has no `Caught by: <test function name>[, <test function name>…]` line")
             }
-            return Variant(kind: .wrongAnswer(mistake: mistake, caughtBy: tests), file: file, platforms: platforms)
+            return Variant(
+                kind: .wrongAnswer(mistake: mistake, caughtBy: tests), file: file, platforms: platforms, patch: patch)
         }
         guard let style = fields["alternative"], !style.isEmpty else {
-            throw WorkshopError("\(name) does not start with `// Alternative: <the style>`")
+            throw WorkshopError("\(name) does not start with `Alternative: <the style>`")
         }
-        return Variant(kind: .alternative(style: style), file: file, platforms: platforms)
+        return Variant(kind: .alternative(style: style), file: file, platforms: platforms, patch: patch)
     }
 
     /// Every variant of `exercise`: its solution, its stub, its alternatives and its wrong
@@ -116,7 +137,7 @@ public struct Variant: Equatable, Sendable {
         var problems: [String] = []
         for (folder, wrong) in [(exercise.alternatives, false), (exercise.wrongAnswers, true)] {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-            for name in names.sorted() where name.hasSuffix(".swift") {
+            for name in names.sorted() where name.hasSuffix(".diff") && !name.hasPrefix(".") {
                 do {
                     variants.append(try read(folder.appendingPathComponent(name), wrong: wrong))
                 } catch {
@@ -146,7 +167,7 @@ public struct Variant: Equatable, Sendable {
                 return "it must fail, but it passes"
             case .doesNotCompile:
                 return "it must compile and fail its tests, but it does not compile"
-            case .fails, .crashed, .ranOutOfTime:
+            case .fails, .crashed, .ranOutOfTime, .dataRace:
                 let caught = judgement.caughtBy
                 guard caughtBy.contains(where: caught.contains) else {
                     return "it fails, but not in \(caughtBy.joined(separator: " or ")); it failed in "
@@ -164,6 +185,7 @@ public struct Variant: Equatable, Sendable {
         case .doesNotCompile: "does not compile"
         case .crashed: "crashes"
         case .ranOutOfTime: "runs out of time"
+        case .dataRace: "has a data race"
         }
     }
 }

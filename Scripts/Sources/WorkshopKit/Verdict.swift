@@ -5,6 +5,8 @@ public enum Verdict: String, Codable, Equatable, Sendable {
     case doesNotCompile = "does not compile"
     case crashed
     case ranOutOfTime = "ran out of time"
+    /// The tests passed, and ThreadSanitizer saw two threads touch the same memory unordered.
+    case dataRace = "has a data race"
 }
 
 /// Everything a run of `swift test` left behind: its exit, what it printed, its event
@@ -25,6 +27,10 @@ public struct RunObservation: Sendable {
     public var busyWhenStopped: Bool?
     /// How long the tests had been running when the run ended or was stopped, in seconds.
     public var testSeconds: Double?
+    /// The data races ThreadSanitizer reported (a run under it).
+    public var races: [DataRace] = []
+    /// The test binary's crash report, if it crashed.
+    public var backtrace: Backtrace?
 
     public init(
         exitStatus: Int32?, stoppedIn: Phase? = nil, console: String, log: RunLog, busyWhenStopped: Bool? = nil,
@@ -50,6 +56,12 @@ public struct Judgement: Sendable {
     public var otherErrors: [String] = []
     public var crash: Crash?
     public var timeOut: TimeOut?
+    /// The data races ThreadSanitizer reported, each once.
+    public var races: [DataRace] = []
+    /// A pass: how it was confirmed (a second run, or the race detector's).
+    public var confirmedBy: Confirmation?
+    /// Not a pass although the first run passed: the run that confirms a pass did not.
+    public var failedConfirmation: Confirmation?
 
     public struct Crash: Sendable {
         /// The signal that ended the test process, when the package manager reported it.
@@ -61,6 +73,8 @@ public struct Judgement: Sendable {
         public var running: [TestInfo]
         /// The last issue recorded before the crash.
         public var lastIssue: RecordedIssue?
+        /// Where it crashed: the crashed thread's frames, when the runtime wrote them.
+        public var backtrace: Backtrace?
         /// Set by a second run, one test at a time: the test that crashed alone, or nil if
         /// none did (then the crash needs the tests to run together).
         public var culprit: TestInfo?
@@ -95,6 +109,7 @@ public struct Judgement: Sendable {
             if let culprit = timeOut.culprit { names.insert(culprit.functionName) }
             if timeOut.culprit == nil { names.formUnion(timeOut.unfinished.map(\.functionName)) }
         }
+        if !races.isEmpty { names.insert(Variant.raceDetector) }
         return names
     }
 }
@@ -132,8 +147,12 @@ extension Judgement {
                 verdict: .crashed, failures: failures, passedCount: passedCount,
                 crash: Crash(
                     signal: Self.signal(in: run.console), reason: Self.crashReason(in: run.console),
-                    running: log.unfinished, lastIssue: log.issues.last,
+                    running: log.unfinished, lastIssue: log.issues.last, backtrace: run.backtrace,
                     culprit: log.unfinished.count == 1 ? log.unfinished.first : nil))
+            return
+        }
+        if !run.races.isEmpty {
+            self.init(verdict: .dataRace, failures: failures, passedCount: passedCount, races: Self.distinct(run.races))
             return
         }
         if !failures.isEmpty || passedCount == 0 {
@@ -157,6 +176,7 @@ extension Judgement {
                 crash.reproducedAlone = true
                 crash.lastIssue = again.lastIssue ?? crash.lastIssue
                 crash.signal = crash.signal ?? again.signal
+                crash.backtrace = crash.backtrace ?? again.backtrace
                 if crash.reason.isEmpty { crash.reason = again.reason }
             } else {
                 crash.reproducedAlone = false
@@ -172,6 +192,18 @@ extension Judgement {
                 timeOut.reproducedAlone = false
             }
             self.timeOut = timeOut
+        }
+    }
+
+    /// The races with different pairs of places, in the order reported (ThreadSanitizer
+    /// reports a pair once, but the same lines may race on several objects).
+    static func distinct(_ races: [DataRace]) -> [DataRace] {
+        var seen = Set<String>()
+        return races.filter { race in
+            let key = race.accesses.prefix(2).map { access in
+                access.frames.first.map { "\($0.file ?? $0.function):\($0.line ?? 0)" } ?? ""
+            }.sorted().joined(separator: "|")
+            return seen.insert(key).inserted
         }
     }
 

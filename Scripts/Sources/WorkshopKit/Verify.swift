@@ -2,8 +2,11 @@
     import Foundation
 
     /// `verify`: on a copy of the repository, every solution and correct alternative passes
-    /// its exercise's tests, every untouched stub and every wrong answer fails them (a wrong
-    /// answer in one of the tests its header names).
+    /// its exercise's check, and every untouched stub and every wrong answer fails it — a wrong
+    /// answer in one of the tests its header names, and every failing test with a message that
+    /// names a section of the hint. The verdicts are the ones `check N` reaches: each
+    /// exercise's tests run in a process of their own, and a pass is confirmed by a second
+    /// run (under ThreadSanitizer for the exercises about shared state).
     public struct Verifier {
         /// What `verify` prints at its end and its exit status: 0 when no problem was found, 1
         /// (with every problem, each naming its exercise and file) when one was.
@@ -15,13 +18,19 @@
         }
 
         public let workshop: Workshop
-        /// The copy, and its build, in the repository's ignored build folder: kept between
+        /// The copy, and its builds, in the repository's ignored build folder: kept between
         /// runs so that a second `verify` builds only what changed.
         public let folder: URL
         public let limits: Limits
         public var say: (String) -> Void
         /// Asked while anything runs: true stops verify (Ctrl-C).
         public var shouldStop: () -> Bool = { false }
+        /// Told of every process verify starts (so that a killed verify's next run stops them).
+        public var started: ([ProcessEntry]) -> Void = { _ in }
+        /// How many exercises are tested at once, each in a process of its own.
+        public var width = 2
+        /// The exercises to verify; all when empty.
+        public var only: [Int] = []
 
         public init(workshop: Workshop, folder: URL, limits: Limits, say: @escaping (String) -> Void) {
             self.workshop = workshop
@@ -33,165 +42,269 @@
         var observer: RunObserver {
             var observer = RunObserver()
             observer.shouldStop = shouldStop
+            observer.started = started
             return observer
         }
 
         var copy: URL { folder.appendingPathComponent("playground") }
+        var build: URL { folder.appendingPathComponent("build") }
+        var raceBuild: URL { folder.appendingPathComponent("build-tsan") }
+
+        /// One variant of one exercise, ready to be tried: the file it puts in place.
+        struct Trial {
+            let exercise: Exercise
+            let variant: Variant
+            let source: String
+        }
 
         /// Runs every check; returns the problems found (none: verify passes).
         public func run(requireShippedStubs: Bool) throws -> [String] {
-            var problems: [String] = []
-            var variants: [Int: [Variant]] = [:]
-            for exercise in workshop.exercises {
+            var problems = Generated.problems(in: workshop)
+            var trials: [Int: [Trial]] = [:]
+            for exercise in workshop.exercises where only.isEmpty || only.contains(exercise.number) {
                 problems += Self.structure(of: exercise, requireShippedStub: requireShippedStubs)
                 let found = Variant.all(of: exercise)
-                variants[exercise.number] = found.variants.filter { $0.isJudged() }
-                for variant in found.variants where !variant.isJudged() {
-                    say(
-                        "exercise \(exercise.number): \(variant.label): judged on "
-                            + (variant.platforms ?? []).joined(separator: ", ") + " only, not here")
-                }
                 problems += found.problems
+                let solution = (try? String(contentsOf: exercise.solution, encoding: .utf8)) ?? ""
+                var list: [Trial] = []
+                for variant in Self.ordered(found.variants, racesChecked: exercise.checksForRaces) {
+                    guard variant.isJudged() else {
+                        say(
+                            "exercise \(exercise.number): \(variant.label): judged on "
+                                + (variant.platforms ?? []).joined(separator: ", ") + " only, not here")
+                        continue
+                    }
+                    do {
+                        list.append(
+                            Trial(exercise: exercise, variant: variant, source: try variant.source(solution: solution)))
+                    } catch {
+                        problems.append("exercise \(exercise.number), \(error)")
+                    }
+                }
+                trials[exercise.number] = list
             }
             say("Copying the repository to \(copy.path) (your files are never touched)")
             try Self.mirror(workshop.root, to: copy, skipping: [".git", ".build", ".swiftpm", ".DS_Store"])
             let copied = try Workshop(root: copy)
 
-            let rounds = variants.values.map(\.count).max() ?? 0
+            let rounds = trials.values.map(\.count).max() ?? 0
             for round in 0..<rounds {
-                let batch = copied.exercises.compactMap { exercise -> (Exercise, Variant)? in
-                    guard let variant = variants[exercise.number]?.dropFirst(round).first else { return nil }
-                    return (exercise, variant)
+                let batch = copied.exercises.compactMap { exercise -> Trial? in
+                    guard let trial = trials[exercise.number]?.dropFirst(round).first else { return nil }
+                    return Trial(exercise: exercise, variant: trial.variant, source: trial.source)
                 }
                 problems += try check(batch, round: round + 1, of: rounds)
             }
             return problems
         }
 
-        /// One round: each exercise of `batch` gets its variant; they are built together,
-        /// then tested together; an exercise whose tests crash or hang is tested alone.
-        func check(_ batch: [(exercise: Exercise, variant: Variant)], round: Int, of rounds: Int) throws -> [String] {
+        /// The solution, the alternatives and the wrong answers that only the race detector
+        /// catches first — they need its build, which then serves the fewest rounds — then the
+        /// stub and the other wrong answers.
+        static func ordered(_ variants: [Variant], racesChecked: Bool) -> [Variant] {
+            func rank(_ variant: Variant) -> Int {
+                switch variant.kind {
+                case .solution: 0
+                case .alternative: 1
+                case .wrongAnswer(_, let caughtBy): caughtBy.contains(Variant.raceDetector) ? 2 : 4
+                case .stub: 3
+                }
+            }
+            return variants.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }
+                .map(\.element)
+        }
+
+        /// One round: each exercise of `batch` gets its variant; they are built together, then
+        /// each exercise's tests run in a process of their own, `width` at a time; a pass is
+        /// confirmed as `check` confirms it.
+        func check(_ batch: [Trial], round: Int, of rounds: Int) throws -> [String] {
             say(
                 "== Round \(round) of \(rounds): "
                     + batch.map { "\($0.exercise.number) \($0.variant.label)" }.joined(separator: "; "))
-            for (exercise, variant) in batch {
-                try Data(contentsOf: variant.file).write(to: exercise.file)
+            for trial in batch {
+                try Data(trial.source.utf8).write(to: trial.exercise.file)
             }
-            var problems: [String] = []
-            var building = batch.map(\.exercise.number)
             var judgements: [Int: Judgement] = [:]
-            let roundFolder = folder.appendingPathComponent("runs/round")
+            let built = try buildAll(batch.map(\.exercise), scratch: build, race: false, judgements: &judgements)
 
-            // Build; an exercise that does not compile is judged so and left out.
-            while !building.isEmpty {
-                var request = TestRequest(
-                    package: copy.appendingPathComponent("Chapters/Workshop"),
-                    scratch: folder.appendingPathComponent("build"), only: building, folder: roundFolder)
-                request.buildOnly = true
-                let built = try runTests(request, limits: limits, observer: observer)
-                if built.interrupted { throw WorkshopError("verify: stopped", status: 130) }
-                if built.exitStatus == 0 { break }
-                let output = CompilerOutput(console: built.console)
-                if built.stoppedIn != nil { throw WorkshopError("verify: the build ran out of time") }
-                let broken = building.filter { number in
-                    output.errors.contains {
-                        $0.file.contains("/Chapters/Workshop/\(Self.folder(of: number, in: batch))/")
-                    }
-                }
-                guard !broken.isEmpty else {
-                    let errors = output.errors.map { $0.lines[0] } + output.otherErrors
-                    throw WorkshopError(
-                        "verify: the build failed outside the exercises:\n" + errors.joined(separator: "\n"))
-                }
-                for number in broken {
-                    judgements[number] = Judgement(
-                        verdict: .doesNotCompile,
-                        compileErrors: output.errors.filter {
-                            $0.file.contains("/Chapters/Workshop/\(Self.folder(of: number, in: batch))/")
-                        })
-                }
-                building.removeAll { broken.contains($0) }
+            let first = try test(built, built: built, scratch: build, race: false, name: "round")
+            for (number, judgement) in first { judgements[number] = judgement }
+
+            // Confirm the passes: again, or under ThreadSanitizer.
+            let passed = built.filter { judgements[$0.number]?.verdict == .passes }
+            let racing = passed.filter(\.checksForRaces)
+            let plain = passed.filter { !$0.checksForRaces }
+            var confirmations: [Int: Judgement] = [:]
+            for (number, judgement) in try test(plain, built: built, scratch: build, race: false, name: "again") {
+                confirmations[number] = judgement
             }
-            if round == 1 { problems += try warnings(building, batch: batch) }
-
-            // Test together; what crashed or hung is tested again alone.
-            if !building.isEmpty {
-                var request = TestRequest(
-                    package: copy.appendingPathComponent("Chapters/Workshop"),
-                    scratch: folder.appendingPathComponent("build"), only: building, folder: roundFolder)
-                request.skipBuild = true
-                let together = try runTests(request, limits: Limits(build: limits.build, tests: 90), observer: observer)
-                if together.interrupted { throw WorkshopError("verify: stopped", status: 130) }
-                for number in building {
-                    let module = "Exercise\(number)Tests"
-                    if together.log.runEnded {
-                        judgements[number] = Self.judgement(of: module, in: together)
-                    } else {
-                        var alone = request
-                        alone.tests = [module + "."]
-                        alone.folder = folder.appendingPathComponent("runs/exercise\(number)")
-                        let (judgement, observation) = try runAndJudge(alone, limits: limits, observer: observer)
-                        if observation.interrupted { throw WorkshopError("verify: stopped", status: 130) }
-                        judgements[number] = judgement
-                    }
+            if !racing.isEmpty {
+                var raceJudgements: [Int: Judgement] = [:]
+                let raceBuilt = try buildAll(racing, scratch: raceBuild, race: true, judgements: &raceJudgements)
+                for (number, judgement) in raceJudgements { confirmations[number] = judgement }
+                for (number, judgement) in try test(
+                    raceBuilt, built: raceBuilt, scratch: raceBuild, race: true, name: "race")
+                {
+                    confirmations[number] = judgement
                 }
             }
+            for (number, confirmation) in confirmations {
+                guard var judgement = judgements[number] else { continue }
+                if confirmation.verdict == .passes {
+                    judgement.confirmedBy =
+                        built.first { $0.number == number }?.checksForRaces == true ? .raceDetector : .again
+                } else {
+                    judgement = confirmation
+                    judgement.failedConfirmation =
+                        built.first { $0.number == number }?.checksForRaces == true ? .raceDetector : .again
+                }
+                judgements[number] = judgement
+            }
 
-            for (exercise, variant) in batch {
-                guard let judgement = judgements[exercise.number] else { continue }
-                let known = Set(
-                    (judgement.failures.map(\.test) + (judgement.crash?.running ?? [])
-                        + (judgement.timeOut?.unfinished ?? [])).map(\.functionName)
-                )
-                .union(Self.testNames(of: exercise))
-                if let line = variant.problemLine(exercise: exercise.number, judgement: judgement, knownTests: known) {
-                    problems.append(line)
-                    say("PROBLEM: " + line)
+            var problems: [String] = []
+            for trial in batch {
+                guard let judgement = judgements[trial.exercise.number] else { continue }
+                let found = problemsOf(trial, judgement: judgement)
+                for line in found { say("PROBLEM: " + line) }
+                if !found.isEmpty {
                     for failure in judgement.failures.prefix(3) {
                         say("    ✘ \(failure.test.name): " + (failure.issues.first?.explanation.first ?? ""))
                     }
                     for error in judgement.compileErrors.prefix(3) { say("    " + error.lines[0]) }
                 } else {
                     var outcome = Variant.describe(judgement)
-                    if case .wrongAnswer(_, let caughtBy) = variant.kind {
+                    if case .wrongAnswer(_, let caughtBy) = trial.variant.kind {
                         outcome =
                             "fails, caught by " + caughtBy.filter(judgement.caughtBy.contains).joined(separator: ", ")
                     }
-                    say("exercise \(exercise.number): \(variant.label): \(outcome), as it should")
+                    if judgement.confirmedBy == .raceDetector { outcome += " (no race)" }
+                    say("exercise \(trial.exercise.number): \(trial.variant.label): \(outcome), as it should")
                 }
+                problems += found
             }
             return problems
         }
 
-        /// The judgement of one exercise's tests in a run of several.
-        static func judgement(of module: String, in run: RunObservation) -> Judgement {
-            let results = run.log.results(inModule: module)
-            let failures = results.filter { $0.passed == false }.map { ($0.test, run.log.issues(of: $0.test.id)) }
-            let passed = results.filter { $0.passed == true }.count
-            if failures.isEmpty && passed > 0 { return Judgement(verdict: .passes, passedCount: passed) }
-            return Judgement(verdict: .fails, failures: failures, passedCount: passed)
+        /// What is wrong with `judgement` for `trial`: the verdict, a failing test with no hint,
+        /// a race that names no line of the exercise's file.
+        func problemsOf(_ trial: Trial, judgement: Judgement) -> [String] {
+            let exercise = trial.exercise
+            let known = Set(
+                (judgement.failures.map(\.test) + (judgement.crash?.running ?? [])
+                    + (judgement.timeOut?.unfinished ?? [])).map(\.functionName)
+            )
+            .union(Self.testNames(of: exercise)).union([Variant.raceDetector])
+            var problems: [String] = []
+            if let line = trial.variant.problemLine(exercise: exercise.number, judgement: judgement, knownTests: known)
+            {
+                problems.append(line)
+            }
+            if judgement.verdict != .passes {
+                for failure in judgement.failures
+                where !failure.issues.contains(where: { $0.explanation.contains { $0.contains("(hint: \"") } }) {
+                    let said = failure.issues.first?.explanation.first ?? "(no message)"
+                    problems.append(
+                        "exercise \(exercise.number), \(trial.variant.label): \(failure.test.functionName) fails with no hint: \(said)"
+                    )
+                }
+            }
+            for race in judgement.races
+            where !race.accesses.contains(where: {
+                $0.frames.contains { $0.file?.hasSuffix(exercise.file.lastPathComponent) == true }
+            }) {
+                let places = race.accesses.compactMap { $0.place(preferring: exercise.file.path) }
+                    .map {
+                        "\($0.function) \($0.file.map { URL(fileURLWithPath: $0).lastPathComponent } ?? ""):\($0.line ?? 0)"
+                    }
+                problems.append(
+                    "exercise \(exercise.number), \(trial.variant.label): a data race outside the exercise's file: "
+                        + places.joined(separator: " / "))
+            }
+            return problems
         }
 
-        /// Warnings the round's build printed for the exercises' files (in the first round: the
-        /// solutions, and the tests).
-        func warnings(_ numbers: [Int], batch: [(exercise: Exercise, variant: Variant)]) throws -> [String] {
-            let console =
-                (try? String(contentsOf: folder.appendingPathComponent("runs/round/console.txt"), encoding: .utf8))
-                ?? ""
-            return CompilerOutput(console: console).warnings.filter { $0.file.contains("/Chapters/Workshop/") }.map {
-                "the exercises compile with a warning: \($0.lines[0])"
+        /// Builds the exercises (their tests included) in `scratch`; those that do not compile
+        /// are judged so and left out. Returns those that built.
+        func buildAll(_ exercises: [Exercise], scratch: URL, race: Bool, judgements: inout [Int: Judgement]) throws
+            -> [Exercise]
+        {
+            var building = exercises
+            while !building.isEmpty {
+                var request = TestRequest(
+                    package: copy.appendingPathComponent("Chapters/Workshop"), scratch: scratch,
+                    only: building.map(\.number), folder: folder.appendingPathComponent("runs/build"))
+                request.buildOnly = true
+                request.threadSanitizer = race
+                let built = try runTests(request, limits: limits, observer: observer)
+                if built.interrupted { throw WorkshopError("verify: stopped", status: 130) }
+                if built.stoppedIn != nil { throw WorkshopError("verify: the build ran out of time") }
+                let output = CompilerOutput(console: built.console)
+                if !race { problems(warnings: output, of: building).forEach(say) }
+                if built.exitStatus == 0 { return building }
+                let broken = building.filter { exercise in
+                    output.errors.contains { $0.file.contains("/Chapters/Workshop/\(exercise.folder)/") }
+                }
+                guard !broken.isEmpty else {
+                    let errors = output.errors.map { $0.lines[0] } + output.otherErrors
+                    throw WorkshopError(
+                        "verify: the build failed outside the exercises:\n" + errors.joined(separator: "\n"))
+                }
+                for exercise in broken {
+                    judgements[exercise.number] = Judgement(
+                        verdict: .doesNotCompile,
+                        compileErrors: output.errors.filter {
+                            $0.file.contains("/Chapters/Workshop/\(exercise.folder)/")
+                        })
+                }
+                building.removeAll { exercise in broken.contains { $0.number == exercise.number } }
+            }
+            return []
+        }
+
+        /// Warnings in the exercises' files: verify fails on them (lines to say; the round's
+        /// problems do not include them, as each round would repeat them).
+        func problems(warnings output: CompilerOutput, of exercises: [Exercise]) -> [String] {
+            output.warnings.filter { $0.file.contains("/Chapters/Workshop/") }.map {
+                "PROBLEM: the exercises compile with a warning: \($0.lines[0])"
             }
         }
 
-        static func folder(of number: Int, in batch: [(exercise: Exercise, variant: Variant)]) -> String {
-            batch.first { $0.exercise.number == number }?.exercise.folder ?? ""
+        /// Each exercise's tests in a process of its own (what `check` runs), `width` at a
+        /// time; what crashed or hung is run again one test at a time, as `check` does.
+        func test(_ exercises: [Exercise], built: [Exercise], scratch: URL, race: Bool, name: String) throws
+            -> [Int: Judgement]
+        {
+            let results = Locked<[Int: Result<Judgement, any Error>]>([:])
+            let jobs = exercises.map { exercise in
+                {
+                    var request = TestRequest(
+                        package: copy.appendingPathComponent("Chapters/Workshop"), scratch: scratch,
+                        only: built.map(\.number),
+                        folder: folder.appendingPathComponent("runs/\(name)/exercise\(exercise.number)"))
+                    request.tests = [exercise.testModule + "."]  // the binary holds every exercise built
+                    request.skipBuild = true
+                    request.threadSanitizer = race
+                    var stretched = limits
+                    if race { stretched.tests *= 3 }
+                    let outcome = Result {
+                        let (judgement, observation) = try runAndJudge(request, limits: stretched, observer: observer)
+                        if observation.interrupted { throw WorkshopError("verify: stopped", status: 130) }
+                        return judgement
+                    }
+                    results.withLock { $0[exercise.number] = outcome }
+                }
+            }
+            runConcurrently(jobs, width: width)
+            var judgements: [Int: Judgement] = [:]
+            for (number, outcome) in results.withLock({ $0 }) { judgements[number] = try outcome.get() }
+            return judgements
         }
 
         /// The test functions an exercise's test files declare (`func name(` after `@Test`).
         static func testNames(of exercise: Exercise) -> Set<String> {
             let files = (try? FileManager.default.contentsOfDirectory(atPath: exercise.tests.path)) ?? []
             var names = Set<String>()
-            for file in files where file.hasSuffix(".swift") {
+            for file in Workshop.swiftFiles(files) {
                 let text = (try? String(contentsOf: exercise.tests.appendingPathComponent(file), encoding: .utf8)) ?? ""
                 var afterTest = false
                 for line in text.split(separator: "\n") {
@@ -216,15 +329,8 @@
                     "exercise \(exercise.number) has no \(file.lastPathComponent) in \(exercise.reference.path)")
             }
             let tests = (try? manager.contentsOfDirectory(atPath: exercise.tests.path)) ?? []
-            if !tests.contains(where: { $0.hasSuffix(".swift") }) {
+            if Workshop.swiftFiles(tests).isEmpty {
                 problems.append("exercise \(exercise.number) has no tests in \(exercise.tests.path)")
-            }
-            let scheme = (try? String(contentsOf: exercise.scheme, encoding: .utf8)) ?? ""
-            for target in ["Exercise\(exercise.number)", exercise.testModule]
-            where !scheme.contains("BlueprintIdentifier = \"\(target)\"") {
-                problems.append(
-                    "exercise \(exercise.number)'s Xcode scheme \(exercise.scheme.lastPathComponent) does not name \(target)"
-                )
             }
             if requireShippedStub, (try? Data(contentsOf: exercise.file)) != (try? Data(contentsOf: exercise.stub)) {
                 problems.append(
@@ -241,7 +347,7 @@
             let manager = FileManager.default
             try manager.createDirectory(at: destination, withIntermediateDirectories: true)
             let names = try manager.contentsOfDirectory(atPath: source.path).filter {
-                !skipping.contains($0) && !$0.hasPrefix(".build")
+                !skipping.contains($0) && !$0.hasPrefix(".build") && !$0.hasPrefix(".#")
             }
             for stale in try manager.contentsOfDirectory(atPath: destination.path) where !names.contains(stale) {
                 try manager.removeItem(at: destination.appendingPathComponent(stale))
@@ -267,6 +373,55 @@
                     }
                 }
             }
+        }
+    }
+
+    /// Runs each job on a thread of its own, at most `width` at a time, and returns when all
+    /// have returned. (The runs poll their processes synchronously, so a thread each.)
+    func runConcurrently(_ jobs: [() -> Void], width: Int) {
+        let slots = DispatchSemaphore(value: max(1, width))
+        let done = DispatchGroup()
+        for job in jobs {
+            slots.wait()
+            done.enter()
+            let running = ConcurrentJob(job: job, slots: slots, done: done)
+            Thread { running.run() }.start()
+        }
+        done.wait()
+    }
+
+    /// A job, run once on a thread of its own, and what to signal when it ends.
+    final class ConcurrentJob: @unchecked Sendable {
+        // @unchecked Sendable: `job` is called once, on the one thread that runs it; the
+        // semaphore and the group are thread-safe. What the job touches is its own business:
+        // verify's jobs write their result under a lock, and say whole lines.
+        let job: () -> Void
+        let slots: DispatchSemaphore
+        let done: DispatchGroup
+
+        init(job: @escaping () -> Void, slots: DispatchSemaphore, done: DispatchGroup) {
+            self.job = job
+            self.slots = slots
+            self.done = done
+        }
+
+        func run() {
+            job()
+            slots.signal()
+            done.leave()
+        }
+    }
+
+    /// A value behind a lock.
+    final class Locked<Value>: @unchecked Sendable {
+        // @unchecked Sendable: `value` is only touched under `lock`.
+        private let lock = NSLock()
+        private var value: Value
+
+        init(_ value: Value) { self.value = value }
+
+        func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+            try lock.withLock { try body(&value) }
         }
     }
 #endif

@@ -9,9 +9,15 @@
         let explainer: Explainer
         let interruption = Interruption()
         let memory: Memory
-        /// Where the workshop builds, and where a run's console and event stream go.
+        /// Where the workshop builds (under ThreadSanitizer: `raceScratch`), and where a run's
+        /// console and event stream go.
         let scratch: URL
+        let raceScratch: URL
         let runs: URL
+        /// One check at a time in those folders.
+        let buildLock: FolderLock
+        /// How the learner called the runner, for another runner that waits for this one.
+        let commandLine = "Scripts/workshop " + CommandLine.arguments.dropFirst().joined(separator: " ")
         let limits = Limits(
             build: Double(ProcessInfo.processInfo.environment["WORKSHOP_BUILD_LIMIT"] ?? "") ?? 900,
             tests: Double(ProcessInfo.processInfo.environment["WORKSHOP_TEST_LIMIT"] ?? "") ?? 20)
@@ -38,7 +44,9 @@
             let build = workshop.root.appendingPathComponent(".build")
             memory = Memory(folder: build.appendingPathComponent("workshop-state"))
             scratch = build.appendingPathComponent("workshop")
+            raceScratch = build.appendingPathComponent("workshop-tsan")
             runs = build.appendingPathComponent("workshop-state/runs")
+            buildLock = FolderLock(folder: build.appendingPathComponent("workshop-state"))
         }
 
         /// Runs `command`; returns the exit status: 0 when what was asked for is done (for
@@ -74,53 +82,62 @@
                 return 0
             case .restore(let number):
                 return try restore(workshop.exercise(number)!)
-            case .verify:
-                return try verify()
+            case .verify(let numbers):
+                return try verify(only: numbers)
+            case .sync:
+                let changed = try Generated.write(in: workshop)
+                terminal.say(
+                    changed.isEmpty ? "Everything that follows from the exercises' folders is up to date." : "")
+                for line in changed { terminal.say(line) }
+                return 0
+            case .variant(let number, let name, let save):
+                return try variant(workshop.exercise(number)!, name: name, save: save)
             }
         }
 
         // MARK: - Checking
 
         /// Builds and tests `exercise` alone, showing each test as it ends, then what the
-        /// result means; remembers the verdict.
+        /// result means; a pass is confirmed by a second run (under ThreadSanitizer for the
+        /// exercises about shared state). Remembers the verdict.
         @discardableResult
         func check(_ exercise: Exercise, header: Bool = true) throws -> Verdict? {
+            try refuseAFolderNamedWorkshop()
             if header {
                 terminal.say("Exercise \(exercise.number) — \(exercise.title)")
                 terminal.say("Checking \(explainer.path(exercise.file))")
             }
-            var request = TestRequest(
+            guard try takeBuildLock() else {
+                terminal.say("  Stopped while waiting.")
+                return nil
+            }
+            defer { buildLock.unlock() }
+            let request = TestRequest(
                 package: workshop.package, scratch: scratch, only: [exercise.number],
                 folder: runs.appendingPathComponent("check"))
-            request.skipBuild = false
-            var observer = RunObserver()
-            var lastFailing: String?
             let started = Date()
-            observer.building = { [terminal] line in
-                terminal.status("  Building " + (line.split(separator: " ").first.map(String.init) ?? "") + " …")
-            }
-            observer.happened = { [terminal] happening in
-                switch happening {
-                case .runStarted:
-                    terminal.clearStatus()
-                case .passed(let test):
-                    terminal.say("  ✔ \(test.displayName)")
-                case .issue(let test, let issue):
-                    let name = test?.displayName ?? "(outside a test)"
-                    if name != lastFailing { terminal.say("  ✘ \(name)") }
-                    lastFailing = name
-                    for line in issue.explanation.prefix(3) { terminal.say("      " + line) }
-                }
-            }
-            observer.shouldStop = { [unowned self] in shouldStop() }
+            let observer = observer(showingPasses: true)
             terminal.status("  Building …")
-            let (judgement, observation) = try runAndJudge(
-                request, limits: limits, observer: observer,
+            let (judgement, observation) = try runCheck(
+                request, raceScratch: exercise.checksForRaces ? raceScratch : nil, limits: limits, observer: observer,
                 diagnosing: { [terminal] count in
                     terminal.say(
                         "  … running the \(count) tests that did not end again, one at a time, to find where it happens"
                     )
-                })
+                },
+                confirming: { [terminal] confirmation in
+                    switch confirmation {
+                    case .raceDetector:
+                        let first = !FileManager.default.fileExists(atPath: raceScratch.path)
+                        terminal.say(
+                            "  … they pass; checking for data races: the tests again, under ThreadSanitizer"
+                                + (first ? " (this first time, it builds the chapters' libraries for it)" : ""))
+                    case .again:
+                        terminal.say("  … they pass; running them once more, to be sure")
+                    }
+                    terminal.status("  Building …")
+                },
+                confirmationObserver: self.observer(showingPasses: false))
             terminal.clearStatus()
             if observation.interrupted {
                 terminal.say("  Stopped (with every process this check started).")
@@ -134,6 +151,91 @@
             }
             try memory.remember(judgement.verdict, of: exercise)
             return judgement.verdict
+        }
+
+        /// The package manager names a package after its folder: a clone in a folder named
+        /// "workshop" has the name of the workshop's own package (Chapters/Workshop), which then
+        /// cannot use it ("product 'TestSupport' … not found in package"). Say so plainly.
+        func refuseAFolderNamedWorkshop() throws {
+            guard workshop.root.lastPathComponent.lowercased() == "workshop" else { return }
+            throw WorkshopError(
+                """
+                this clone's folder is named "\(workshop.root.lastPathComponent)", like the workshop's own package \
+                (Chapters/Workshop): Swift's package manager then takes one for the other, and the exercises do not \
+                build. Rename the folder (or clone again into another name), then run this again.
+                """)
+        }
+
+        /// What a run shows as it goes: each test when it ends, with the messages of its issues
+        /// under it (a confirming run shows only the tests that fail).
+        func observer(showingPasses: Bool) -> RunObserver {
+            var observer = RunObserver()
+            observer.building = { [terminal] line in
+                terminal.status("  Building " + (line.split(separator: " ").first.map(String.init) ?? "") + " …")
+            }
+            observer.happened = { [terminal] happening in
+                switch happening {
+                case .runStarted:
+                    terminal.clearStatus()
+                case .ended(let test, let passed, let issues):
+                    if passed {
+                        if showingPasses { terminal.say("  ✔ \(test.displayName)") }
+                    } else {
+                        terminal.say("  ✘ \(test.displayName)")
+                        for issue in issues {
+                            for line in issue.explanation.prefix(4) { terminal.say("      " + line) }
+                        }
+                    }
+                case .issueOutsideTest(let issue):
+                    terminal.say("  ✘ (outside a test)")
+                    for line in issue.explanation.prefix(4) { terminal.say("      " + line) }
+                }
+            }
+            observer.shouldStop = { [unowned self] in shouldStop() }
+            observer.started = { [buildLock] in buildLock.record($0) }
+            observer.waitingForAnotherBuild = { [terminal] _ in
+                terminal.clearStatus()
+                terminal.say(
+                    "  The package manager waits for another build that uses .build/workshop (a `swift build` or `swift test` run there by hand?)"
+                )
+            }
+            return observer
+        }
+
+        /// Takes the lock of the workshop's build folder, waiting (and saying for whom) while
+        /// another runner holds it; then stops what a killed runner left running. False if the
+        /// learner stopped the wait.
+        func takeBuildLock() throws -> Bool {
+            if try !buildLock.tryLock(as: commandLine) {
+                let holder = buildLock.holder()
+                let who =
+                    holder.map { holder in
+                        let time = DateFormatter.localizedString(
+                            from: holder.since, dateStyle: .none, timeStyle: .medium)
+                        return "`\(holder.command)` (process \(holder.pid), since \(time))"
+                    } ?? "another run of Scripts/workshop"
+                terminal.say("  \(who) is using the workshop's build folder: waiting for it to end… (Ctrl-C stops)")
+                var told = false
+                while try !buildLock.tryLock(as: commandLine) {
+                    if shouldStop() { return false }
+                    let left = buildLock.stopLeftoversOfAnEndedRunner()
+                    if !left.isEmpty && !told {
+                        told = true
+                        terminal.say(
+                            "  It had ended without cleaning up (killed?), leaving \(left.count) process\(left.count == 1 ? "" : "es") running (\(left.map(String.init).joined(separator: ", "))): stopped."
+                        )
+                    }
+                    usleep(200_000)
+                }
+                terminal.say("  … it ended: checking now.")
+            }
+            let left = buildLock.stopLeftovers()
+            if !left.isEmpty {
+                terminal.say(
+                    "  A check that did not end normally (killed?) left \(left.count) process\(left.count == 1 ? "" : "es") running (\(left.map(String.init).joined(separator: ", "))): stopped."
+                )
+            }
+            return true
         }
 
         /// What each exercise's last check said, if nothing changed since (nil otherwise).
@@ -174,6 +276,7 @@
                 case .doesNotCompile?: status = "✘ does not compile"
                 case .crashed?: status = "✘ crashed"
                 case .ranOutOfTime?: status = "✘ ran out of time"
+                case .dataRace?: status = "✘ data race"
                 case nil: status = isUntouched(exercise) ? "○ to do" : "… changed, not checked"
                 }
                 let title = exercise.title.count > 40 ? exercise.title.prefix(39) + "…" : Substring(exercise.title)
@@ -287,12 +390,70 @@
             return 0
         }
 
-        func verify() throws -> Int32 {
+        /// For the workshop's authors: puts a variant into the exercise's file, or saves the
+        /// file's change to the solution as that variant.
+        func variant(_ exercise: Exercise, name: String, save: Bool) throws -> Int32 {
+            var relative = name.hasSuffix(".diff") ? name : name + ".diff"
+            if !relative.contains("/") { relative = "WrongAnswers/" + relative }
+            let file = exercise.directory.appendingPathComponent(relative)
+            let wrong = relative.hasPrefix("WrongAnswers/")
+            let solution = try String(contentsOf: exercise.solution, encoding: .utf8)
+            if save {
+                let header =
+                    (try? Variant.read(file, wrong: wrong))?.patch?.header
+                    ?? (wrong
+                        ? ["Wrong answer: <the mistake, in the learner's words>", "Caught by: <test function>", ""]
+                        : ["Alternative: <the style>", ""])
+                let current = try String(contentsOf: exercise.file, encoding: .utf8)
+                guard current != solution else {
+                    terminal.say("\(explainer.path(exercise.file)) is the solution: there is no change to save.")
+                    return 1
+                }
+                let text = Patch.text(
+                    header: header, from: solution, to: current, oldName: "Reference/Solution.swift",
+                    newName: relative.replacingOccurrences(of: ".diff", with: ".swift"))
+                try FileManager.default.createDirectory(
+                    at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try text.write(to: file, atomically: true, encoding: .utf8)
+                terminal.say("Saved \(explainer.path(file)): its change to the solution.")
+                if header.first?.contains("<") == true { terminal.say("Fill in its header, then run verify.") }
+                return 0
+            }
+            let variant = try Variant.read(file, wrong: wrong)
+            let source = try variant.source(solution: solution)
+            if !isUntouched(exercise) { try memory.keep(try Data(contentsOf: exercise.file), of: exercise) }
+            try source.write(to: exercise.file, atomically: true, encoding: .utf8)
+            terminal.say("\(explainer.path(exercise.file)) is now \(variant.label).")
+            terminal.say(
+                "Check it with \(explainer.command("check \(exercise.number)")); save a change to it with \(explainer.command("variant \(exercise.number) \(relative) --save"))."
+            )
+            return 0
+        }
+
+        func verify(only numbers: [Int]) throws -> Int32 {
             var verifier = Verifier(
                 workshop: workshop, folder: workshop.root.appendingPathComponent(".build/workshop-verify"),
                 limits: Limits(build: limits.build, tests: 60), say: { [terminal] in terminal.say($0) })
             verifier.shouldStop = { [unowned self] in shouldStop() }
+            let lock = FolderLock(folder: verifier.folder)
+            if try !lock.tryLock(as: commandLine) {
+                terminal.say(
+                    "Another verify uses \(explainer.path(verifier.folder)): waiting for it to end… (Ctrl-C stops)")
+                while try !lock.tryLock(as: commandLine) {
+                    if shouldStop() { return 130 }
+                    usleep(200_000)
+                }
+            }
+            defer { lock.unlock() }
+            let left = lock.stopLeftovers()
+            if !left.isEmpty {
+                terminal.say(
+                    "A verify that did not end normally left processes running (\(left.map(String.init).joined(separator: ", "))): stopped."
+                )
+            }
+            verifier.started = { lock.record($0) }
             let started = Date()
+            verifier.only = numbers
             let problems = try verifier.run(requireShippedStubs: ProcessInfo.processInfo.environment["CI"] == "true")
             terminal.say()
             let conclusion = Verifier.conclusion(of: problems, seconds: Date().timeIntervalSince(started))

@@ -46,35 +46,131 @@ struct WorkshopJudgingTests {
         }
     }
 
+    static func files(in folder: String, _ subfolder: String, ending: String) -> [(name: String, text: String)] {
+        let url = workshop.appendingPathComponent(folder).appendingPathComponent(subfolder)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+        return names.filter { $0.hasSuffix(ending) }.sorted().compactMap { name in
+            (try? String(contentsOf: url.appendingPathComponent(name), encoding: .utf8)).map { (name, $0) }
+        }
+    }
+
     @Test("every wrong answer says what it gets wrong and names tests that exist; every alternative says its style")
     func wrongAnswersAndAlternativesDeclareThemselves() throws {
         for folder in try Self.exerciseFolders() {
             let tests = Self.swiftFiles(in: folder, "Tests").map(\.text).joined(separator: "\n")
-            let wrongAnswers = Self.swiftFiles(in: folder, "WrongAnswers")
+            let checksRaces = FileManager.default.fileExists(
+                atPath: Self.workshop.appendingPathComponent("\(folder)/Reference/Race.md").path)
+            let wrongAnswers = Self.files(in: folder, "WrongAnswers", ending: ".diff")
             #expect(wrongAnswers.count >= 2, "\(folder) has \(wrongAnswers.count) wrong answers; at least two")
+            #expect(Self.swiftFiles(in: folder, "WrongAnswers").isEmpty, "\(folder): wrong answers are .diff files")
             for file in wrongAnswers {
                 let lines = file.text.split(separator: "\n", omittingEmptySubsequences: false)
-                #expect(
-                    lines.first?.hasPrefix("// Wrong answer: ") == true, "\(folder)/WrongAnswers/\(file.name): line 1")
-                guard lines.count > 1, lines[1].hasPrefix("// Caught by: ") else {
-                    Issue.record(
-                        "\(folder)/WrongAnswers/\(file.name): line 2 must be // Caught by: <test function>, ...")
+                #expect(lines.first?.hasPrefix("Wrong answer: ") == true, "\(folder)/WrongAnswers/\(file.name): line 1")
+                guard lines.count > 1, lines[1].hasPrefix("Caught by: ") else {
+                    Issue.record("\(folder)/WrongAnswers/\(file.name): line 2 must be Caught by: <test function>, ...")
                     continue
                 }
-                for name in lines[1].dropFirst("// Caught by: ".count).split(separator: ",") {
+                for name in lines[1].dropFirst("Caught by: ".count).split(separator: ",") {
                     let function = name.trimmingCharacters(in: .whitespaces)
-                    if !tests.contains("func \(function)(") {
+                    if function == "ThreadSanitizer" {
+                        #expect(
+                            checksRaces,
+                            "\(folder)/WrongAnswers/\(file.name): caught by the race detector, but \(folder) has no Reference/Race.md"
+                        )
+                    } else if !tests.contains("func \(function)(") {
                         Issue.record(
                             "\(folder)/WrongAnswers/\(file.name) is caught by \(function), which \(folder)/Tests lacks")
                     }
                 }
             }
-            for file in Self.swiftFiles(in: folder, "Alternatives") {
+            for file in Self.files(in: folder, "Alternatives", ending: ".diff") {
                 #expect(
-                    file.text.hasPrefix("// Alternative: "),
-                    "\(folder)/Alternatives/\(file.name): line 1 // Alternative: ")
+                    file.text.hasPrefix("Alternative: "), "\(folder)/Alternatives/\(file.name): line 1 Alternative: ")
+            }
+            #expect(Self.swiftFiles(in: folder, "Alternatives").isEmpty, "\(folder): alternatives are .diff files")
+        }
+    }
+
+    @Test("no comment sits right above an expectation: Swift Testing would show it as the failure's message")
+    func noCommentAboveAnExpectation() throws {
+        for folder in try Self.exerciseFolders() {
+            for file in Self.swiftFiles(in: folder, "Tests") {
+                let lines = file.text.split(separator: "\n", omittingEmptySubsequences: false)
+                for (index, line) in lines.enumerated() where index > 0 {
+                    let code = line.trimmingCharacters(in: .whitespaces)
+                    guard code.contains("#expect(") || code.contains("#require(") else { continue }
+                    let above = lines[index - 1].trimmingCharacters(in: .whitespaces)
+                    #expect(
+                        !above.hasPrefix("//"),
+                        "\(folder)/Tests/\(file.name):\(index): a comment right above an expectation becomes its message"
+                    )
+                }
             }
         }
+    }
+
+    // kvo pairs checked by hand: the strings in this test are source code for the check under
+    // test, some of it in the wrong order on purpose; this file announces nothing itself.
+    @Test("the source check (Linux) wants each will before the change and its did after it, in the file")
+    func sourceOrder() {
+        func problems(_ code: String) -> [String] {
+            ExerciseSource(code: code, path: "File.swift").orderProblems()
+        }
+        let right = [
+            // one by one, nested, in loops, through a helper, one change at a time, with defer
+            """
+            willChangeValue(forKey: "isExecuting"); willChangeValue(forKey: "isFinished")
+            lock.withLock { executing = false; finished = true }
+            didChangeValue(forKey: "isExecuting"); didChangeValue(forKey: "isFinished")
+            """,
+            """
+            willChangeValue(forKey: "isFinished"); willChangeValue(forKey: "isExecuting")
+            lock.withLock { executing = false; finished = true }
+            didChangeValue(forKey: "isExecuting"); didChangeValue(forKey: "isFinished")
+            """,
+            """
+            for key in keys { willChangeValue(forKey: key) }
+            lock.withLock(change)
+            for key in keys { didChangeValue(forKey: key) }
+            """,
+            """
+            func finish() { announcing(keys) { finished = true } }
+            func announcing(_ keys: [String], _ change: () -> Void) {
+                for key in keys { willChangeValue(forKey: key) }
+                lock.withLock(change)
+                for key in keys { didChangeValue(forKey: key) }
+            }
+            """,
+            """
+            willChangeValue(forKey: "isExecuting"); lock.withLock { executing = false }; didChangeValue(forKey: "isExecuting")
+            willChangeValue(forKey: "isFinished"); lock.withLock { finished = true }; didChangeValue(forKey: "isFinished")
+            """,
+            """
+            willChangeValue(forKey: "isFinished")
+            defer { didChangeValue(forKey: "isFinished") }
+            lock.withLock { finished = true }
+            """,
+            // inside a recursive lock: the order is right (another test sees the lock held)
+            """
+            lock.withLock {
+                willChangeValue(forKey: "isFinished"); finished = true; didChangeValue(forKey: "isFinished")
+            }
+            """,
+        ]
+        for code in right { #expect(problems(code).isEmpty, "\(code)\n\(problems(code))") }
+        let willAfter = problems(
+            """
+            lock.withLock { finished = true }
+            willChangeValue(forKey: "isFinished"); didChangeValue(forKey: "isFinished")
+            """)
+        #expect(willAfter.count == 1 && willAfter[0].contains("nothing changes the state between"), "\(willAfter)")
+        let didsFirst = problems(
+            """
+            didChangeValue(forKey: "isExecuting"); didChangeValue(forKey: "isFinished")
+            willChangeValue(forKey: "isExecuting"); willChangeValue(forKey: "isFinished")
+            lock.withLock { finished = true }
+            """)
+        #expect(didsFirst.count == 2 && didsFirst[0].contains("comes before its willChangeValue"), "\(didsFirst)")
     }
 
     // kvo pairs checked by hand: the strings in this test are source code for the check under

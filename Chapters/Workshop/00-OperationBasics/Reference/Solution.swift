@@ -1,4 +1,4 @@
-// Exercise 0 — dependencies decide the order.
+// Exercise 0 — dependencies decide the order (about 5 minutes).
 // Chapter 0: Chapters/00-OperationBasics/README.md. Check it: Scripts/workshop check 0
 import Foundation
 

@@ -1,4 +1,4 @@
-// Exercise 2 — announce the state changes.
+// Exercise 2 — announce the state changes (about 10 minutes).
 // Chapter 2: Chapters/02-ManualState/README.md. Check it: Scripts/workshop check 2
 import Dispatch
 import Foundation

@@ -11,16 +11,50 @@ struct Exercise2Tests {
         let operation = WatchedOperation()
         OperationQueue().addOperation(operation)
         guard await operation.finishCalled.wait(seconds: 5) else {
-            Issue.record("the queue never called main(), so finish() was never called: does start() still call main()?")
+            Issue.record(
+                "the queue never called main(), so finish() was never called: does start() still call main()? (hint: \"Announce each change\")"
+            )
             return
         }
-        #expect(
-            await operation.finishReturned.wait(seconds: 5),
-            """
-            deadlock: finish() never returned. Is didChangeValue called inside lock.withLock { }? Foundation reads \
-            isFinished from inside it, and that getter waits for the same lock (hint: "Outside the lock").
-            """
-        )
+        guard !(await operation.finishReturned.wait(seconds: 5)) else { return }
+        if let key = operation.stuckIn() {
+            Issue.record(
+                """
+                deadlock: finish() never returned. It is stuck in its didChangeValue for "\(key)", which reads \(key) \
+                before it returns; that getter waits for the lock that finish() holds. Announce after \
+                lock.withLock { } has returned (hint: "Outside the lock")
+                """)
+        } else {
+            Issue.record(
+                """
+                deadlock: finish() never returned: does it wait for a lock that it holds, or that a getter holds? \
+                (hint: "Outside the lock")
+                """)
+        }
+    }
+
+    @Test("while finish() announces a change, its lock is free: another thread can read isFinished")
+    func announcesOutsideTheLock() async {
+        // The queue, a waiter in waitUntilFinished(), a dependent: others read the getters while
+        // finish() announces. A lock that the announcing thread may take again (NSRecursiveLock)
+        // spares only that thread: another one waits, and waitUntilFinished() from another
+        // thread deadlocks (chapter 2, "What goes wrong").
+        let operation = WatchedOperation()
+        operation.probesTheLock = true
+        OperationQueue().addOperation(operation)
+        let returned = await operation.finishReturned.wait(seconds: 10)
+        let held = operation.heldWhileAnnouncing.events
+        if let key = held.first {
+            Issue.record(
+                """
+                while finish() announced "\(key)", its lock was held: another thread that read isFinished then waited \
+                for finish() to let go. An NSRecursiveLock lets the announcing thread in again, but no other one: \
+                a waitUntilFinished() on another thread deadlocks (chapter 2). Change the state under the lock, and \
+                announce after it (hint: "Outside the lock")
+                """)
+        } else if !returned {
+            Issue.record("finish() never returned: see finishReturns (hint: \"Outside the lock\")")
+        }
     }
 
     @Test(
@@ -30,15 +64,15 @@ struct Exercise2Tests {
         #if os(Linux)
             // Linux's Foundation declares willChangeValue(forKey:) on Operation as a method that
             // does nothing and that no subclass can override: only the source shows those calls.
-            // Every form counts (literal keys, a loop, a helper): the calls are only paired.
-            let source = try #require(
-                ExerciseSource("Exercise2/AnnouncingOperation.swift"), "the exercise file is missing")
-            for problem in source.announcementProblems() {
+            // Every form counts (literal keys, a loop, a helper): the calls are paired, in order.
+            let file = ExerciseSource("Exercise2/AnnouncingOperation.swift")
+            let source = try #require(file, "the exercise file is missing")
+            for problem in source.announcementProblems() + source.orderProblems() {
                 Issue.record("\(source.path): \(problem) (hint: \"Why both calls\")")
             }
             // didChangeValue(forKey: key) reads that key's getter before it returns (Linux's
-            // Foundation; on a Mac, the overrides below see the call itself): a getter that
-            // said the new state, on the thread running finish(), was announced after the change.
+            // Foundation): a getter that said the new state, on the thread running finish(),
+            // was announced after the change.
             let operation = WatchedOperation()
             OperationQueue().addOperation(operation)
             guard await operation.finishReturned.wait(seconds: 5) else {
@@ -92,7 +126,9 @@ struct Exercise2Tests {
             didChangeValue must come after the change (hint: "Announce each change")
             """)
         if learned {
-            #expect(log.events == ["Executing", "Dependent ran"], "the dependent must start only after finish()")
+            #expect(
+                log.events == ["Executing", "Dependent ran"],
+                "the dependent must start only after finish() (hint: \"Announce each change\")")
         }
     }
 
@@ -107,28 +143,72 @@ struct Exercise2Tests {
             return
         }
         let state = await read { (finished: greeting.isFinished, executing: greeting.isExecuting) }
-        #expect(state?.finished == true && state?.executing == false, "finish() must set finished and clear executing")
+        #expect(
+            state?.finished == true && state?.executing == false,
+            "finish() must set finished and clear executing (hint: \"Announce each change\")")
     }
 }
 
 /// The exercise's operation, watched: `main()` calls `finish()` on a thread of its own, and
-/// the operation records what its getters say on that thread and (on a Mac) what `finish()`
-/// announces; it tells the test when `finish()` was called and when it returned.
+/// the operation records what its getters are asked and say on that thread (and, on a Mac,
+/// what `finish()` announces); it tells the test when `finish()` was called and when it
+/// returned. With `probesTheLock`, at each key's first announcement it checks, from another
+/// thread, whether the lock its getters take is free.
 private final class WatchedOperation: AnnouncingOperation, @unchecked Sendable {
-    // @unchecked Sendable: thread-safe flags and logs, on the learner's superclass.
+    // @unchecked Sendable: thread-safe flags and logs, set before the operation is queued.
     static let finishingThread = "exercise2.finish"
     let finishCalled = Flag()
     let finishReturned = Flag()
     /// "isExecuting false", "isFinished true"...: each read of a getter on the finishing thread.
     let reads = EventLog()
+    /// "isExecuting"...: each getter that the finishing thread began to read (it may never end).
+    let began = EventLog()
     let announcements = AnnouncementLog()
+    var probesTheLock = false
+    /// The keys whose announcement came while the lock was held.
+    let heldWhileAnnouncing = EventLog()
+    private let probed = EventLog()
 
-    override var isExecuting: Bool { reported("isExecuting", super.isExecuting) }
-    override var isFinished: Bool { reported("isFinished", super.isFinished) }
+    override var isExecuting: Bool { watched("isExecuting") { super.isExecuting } }
+    override var isFinished: Bool { watched("isFinished") { super.isFinished } }
 
-    private func reported(_ key: String, _ state: Bool) -> Bool {
-        if ThreadMark.isSet(Self.finishingThread) { reads.record("\(key) \(state)") }
+    /// The learner's getter, read from any thread, unwatched.
+    func learnersIsFinished() -> Bool { super.isFinished }
+
+    private func watched(_ key: String, _ read: () -> Bool) -> Bool {
+        guard ThreadMark.isSet(Self.finishingThread) else { return read() }
+        began.record(key)
+        #if os(Linux)
+            // On Linux, didChangeValue(forKey:) reads the getter before it returns: this read is
+            // the announcement.
+            probeTheLock(announcing: key)
+        #endif
+        let state = read()
+        reads.record("\(key) \(state)")
         return state
+    }
+
+    /// The key whose announcement finish() is stuck in: the getter it began to read last and
+    /// never returned from (on a Mac, the last didChangeValue that did not return).
+    func stuckIn() -> String? {
+        let begun = began.events
+        guard let last = begun.last else { return nil }
+        let finished = reads.events.filter { $0.hasPrefix(last + " ") }.count
+        return begun.filter { $0 == last }.count > finished ? last : nil
+    }
+
+    /// Whether another thread can read isFinished now, while `key` is announced: if it
+    /// cannot within a few seconds, the lock is held (and the thread stays blocked until it
+    /// is let go, or for ever).
+    private func probeTheLock(announcing key: String) {
+        guard probesTheLock, !probed.events.contains(key) else { return }
+        probed.record(key)
+        let readIt = DispatchSemaphore(value: 0)
+        Thread {
+            _ = self.learnersIsFinished()
+            readIt.signal()
+        }.start()
+        if readIt.wait(timeout: .now() + 3 * boundStretch) == .timedOut { heldWhileAnnouncing.record(key) }
     }
 
     override func main() {
@@ -151,8 +231,14 @@ private final class WatchedOperation: AnnouncingOperation, @unchecked Sendable {
         }
 
         override func didChangeValue(forKey key: String) {
+            let watchedThread = ThreadMark.isSet(Self.finishingThread)
+            if watchedThread {
+                began.record(key)
+                probeTheLock(announcing: key)
+            }
             announcements.record(.did, key, of: self)
             super.didChangeValue(forKey: key)
+            if watchedThread { reads.record("\(key) announced") }
         }
     #endif
 }

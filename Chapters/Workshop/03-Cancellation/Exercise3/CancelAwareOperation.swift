@@ -1,4 +1,4 @@
-// Exercise 3 — a cancelled operation finishes in start(), without running its work.
+// Exercise 3 — a cancelled operation finishes in `start()`, without running its work (about 10 minutes).
 // Chapter 3: Chapters/03-Cancellation/README.md. Check it: Scripts/workshop check 3
 import Foundation
 

@@ -1,3 +1,4 @@
+import Dispatch
 import Exercise3
 import Foundation
 import TestSupport
@@ -27,7 +28,8 @@ struct Exercise3Tests {
             let state = await read { (finished: operation.isFinished, executing: operation.isExecuting) }
             #expect(
                 state?.finished == true && state?.executing == false,
-                "cancelled before it started: finished = true, and executing stays false")
+                "cancelled before it started: finished = true, and executing stays false (hint: \"Finish without running\")"
+            )
         }
     }
 
@@ -38,8 +40,9 @@ struct Exercise3Tests {
         // A getter that said "executing" while the cancelled operation started: on Linux,
         // Foundation's didChangeValue(forKey: "isExecuting") reads it; on a Mac, the watched
         // operation's override of that method does.
+        let markedExecuting = operation.reads.events.contains("isExecuting true")
         #expect(
-            !operation.reads.events.contains("isExecuting true"),
+            !markedExecuting,
             """
             start() marked the cancelled operation executing before it finished it: look at isCancelled first, \
             before announcing "isExecuting" (hint: "Look first")
@@ -53,16 +56,17 @@ struct Exercise3Tests {
         #if os(Linux)
             // Linux's Foundation declares willChangeValue(forKey:) on Operation as a method that
             // does nothing and that no subclass can override: only the source shows those calls.
-            // Every form counts (literal keys, a loop, a helper, finish()): the calls are only paired.
-            let source = try #require(
-                ExerciseSource("Exercise3/CancelAwareOperation.swift"), "the exercise file is missing")
-            for problem in source.announcementProblems() {
+            // Every form counts (literal keys, a loop, a helper, finish()): the calls are paired, in order.
+            let file = ExerciseSource("Exercise3/CancelAwareOperation.swift")
+            let source = try #require(file, "the exercise file is missing")
+            for problem in source.announcementProblems() + source.orderProblems() {
                 Issue.record("\(source.path): \(problem) (hint: \"Finish without running\")")
             }
             // didChangeValue(forKey: "isFinished") reads isFinished before it returns (Linux's
             // Foundation; on a Mac, the overrides below see the call itself).
+            let announced = operation.reads.events.contains("isFinished true")
             #expect(
-                operation.reads.events.contains("isFinished true"),
+                announced,
                 """
                 start() never announces "isFinished" with didChangeValue(forKey:) after setting finished, so a queue never \
                 learns it: announce the change (hint: "Finish without running")
@@ -85,8 +89,49 @@ struct Exercise3Tests {
         let operation = ReportingOperation(report: log.record)
         guard await Self.cancelLeavesItPending(operation) else { return }
         OperationQueue().addOperation(operation)
-        #expect(await queueLearnsFinished(operation, within: 5), "the cancelled operation never finished")
-        #expect(log.events.isEmpty, "a cancelled operation ran its work: start() must return before main()")
+        #expect(
+            await queueLearnsFinished(operation, within: 5),
+            "the cancelled operation never finished (hint: \"Finish without running\")")
+        #expect(
+            log.events.isEmpty,
+            "a cancelled operation ran its work: start() must return before main() (hint: \"Look first\")")
+    }
+
+    @Test("cancelled while its work runs: it ends when the work ends, and its dependent starts only then")
+    func cancelledWhileRunning() async {
+        let operation = HeldWork()
+        let dependentRan = Flag()
+        let dependent = BlockOperation { dependentRan.raise() }
+        dependent.addDependency(operation)
+        OperationQueue().add([operation, dependent])
+        defer { operation.release() }
+        guard await operation.running.wait(seconds: 5) else {
+            Issue.record("the operation's work never started (hint: \"Look first\")")
+            return
+        }
+        guard await blockingCall(within: 5, { operation.cancel() }) else {
+            Issue.record(
+                "cancel() never returned: does it wait for a lock, or for the work? (hint: \"Not in cancel()\")")
+            return
+        }
+        // Its work still runs: nothing may say it is over. A cancel() that finishes at once
+        // says so before it returns; one that finishes a moment later, within the moment.
+        let finishedAtOnce = await read { operation.isFinished } == true
+        let dependentEarly = finishedAtOnce ? true : await dependentRan.wait(seconds: 0.5)
+        operation.release()
+        if finishedAtOnce || dependentEarly {
+            Issue.record(
+                """
+                cancel() finished the operation while its work still ran: its dependent could start before the work \
+                had ended, and the work's own finish() then finishes it a second time. A running operation ends when \
+                its work ends; cancel() only marks it cancelled (hint: "Not in cancel()")
+                """)
+            return
+        }
+        #expect(
+            await dependentRan.wait(seconds: 5),
+            "the work ended, but the operation's dependent never started: does finish() still announce \"isFinished\"? (hint: \"Finish without running\")"
+        )
     }
 
     @Test("an operation that is not cancelled still runs its work")
@@ -94,8 +139,13 @@ struct Exercise3Tests {
         let log = EventLog()
         let operation = ReportingOperation(report: log.record)
         OperationQueue().addOperation(operation)
-        #expect(await queueLearnsFinished(operation, within: 5), "the operation never finished")
-        #expect(log.events == ["Executing"], "start() must still call main() when the operation is not cancelled")
+        #expect(
+            await queueLearnsFinished(operation, within: 5),
+            "the operation never finished: does start() still announce \"isExecuting\" and call main()? (hint: \"Look first\")"
+        )
+        #expect(
+            log.events == ["Executing"],
+            "start() must still call main() when the operation is not cancelled (hint: \"Look first\")")
     }
 
     /// Calls `start()` by hand, on a thread of its own that the watched operation knows; false,
@@ -116,7 +166,9 @@ struct Exercise3Tests {
     /// marked it finished (a queue would then refuse it: Foundation traps).
     static func cancelLeavesItPending(_ operation: CancelAwareOperation) async -> Bool {
         guard await completes(within: 5, { operation.cancel() }) else {
-            Issue.record("cancel() never returned: does it wait for a lock, or for the operation to finish?")
+            Issue.record(
+                "cancel() never returned: does it wait for a lock, or for the operation to finish? (hint: \"Not in cancel()\")"
+            )
             return false
         }
         if await read({ operation.isFinished }) != false {
@@ -168,4 +220,22 @@ private final class WatchedOperation: CancelAwareOperation, @unchecked Sendable 
             super.didChangeValue(forKey: key)
         }
     #endif
+}
+
+/// Work that runs on a thread of its own until the test lets it end, then finishes.
+private final class HeldWork: CancelAwareOperation, @unchecked Sendable {
+    // @unchecked Sendable: a flag and a semaphore, both thread-safe, on the learner's superclass.
+    let running = Flag()
+    private let mayEnd = DispatchSemaphore(value: 0)
+
+    override func main() {
+        running.raise()
+        Thread {
+            _ = self.mayEnd.wait(timeout: .now() + 10)
+            self.finish()
+        }.start()
+    }
+
+    /// Lets the work end.
+    func release() { mayEnd.signal() }
 }

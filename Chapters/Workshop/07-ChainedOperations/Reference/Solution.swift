@@ -1,4 +1,4 @@
-// Exercise 7 — take the input from the upstream operation, with typed failures.
+// Exercise 7 — take the input from the upstream operation, with typed failures (about 15 minutes).
 // Chapter 7: Chapters/07-ChainedOperations/README.md. Check it: Scripts/workshop check 7
 import ChainedOperations
 import Foundation

@@ -29,7 +29,10 @@ struct Exercise7Tests {
     func noProvider() async {
         let unrelated = BlockOperation {}
         #expect(await OperationQueue().runs(unrelated))
-        #expect(resolveInput(String.self, from: [unrelated]).problem == "noInput")
+        let problem = resolveInput(String.self, from: [unrelated]).problem
+        #expect(
+            problem == "noInput",
+            "a BlockOperation provides no input: .noInput, not \(problem ?? "an input") (hint: \"Find the providers\")")
     }
 
     @Test("a provider of another type is no provider: an Int provider is ignored when the input is a String")
@@ -61,6 +64,22 @@ struct Exercise7Tests {
         let three = resolveInput(String.self, from: providers).problem
         #expect(
             three == "ambiguousInput(providers: 3)", "with three providers: \(three ?? "an input") (hint: \"Decide\")")
+    }
+
+    @Test("the count is of providers only: two providers among other dependencies are .ambiguousInput(providers: 2)")
+    func providersAmongOthers() async {
+        let providers = [Upstream(.success("first")), Upstream(.success("second"))]
+        let number = Upstream(.success(42))
+        let unrelated = BlockOperation {}
+        #expect(await OperationQueue().runs(providers + [number, unrelated]))
+        let problem = resolveInput(String.self, from: [unrelated, providers[0], number, providers[1]]).problem
+        #expect(
+            problem == "ambiguousInput(providers: 2)",
+            """
+            with two String providers, an Int provider and a BlockOperation among the dependencies, the answer was \
+            \(problem ?? "an input"): the count is of the providers of the input, not of every dependency \
+            (hint: "Decide")
+            """)
     }
 
     @Test("two providers, one of them cancelled: still .ambiguousInput(providers: 2)")

@@ -1,4 +1,4 @@
-// Exercise 8 — a concurrent coordinator that collects errors safely and completes once.
+// Exercise 8 — a concurrent coordinator that collects errors safely and completes once (about 20 minutes).
 // Chapter 8: Chapters/08-Coordinators/README.md. Check it: Scripts/workshop check 8
 import Coordinators
 import Foundation

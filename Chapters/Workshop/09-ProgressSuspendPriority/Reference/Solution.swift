@@ -1,4 +1,4 @@
-// Exercise 9 — an asynchronous operation whose progress a parent Progress sees.
+// Exercise 9 — an asynchronous operation whose progress a parent `Progress` sees (about 15 minutes).
 // Chapter 9: Chapters/09-ProgressSuspendPriority/README.md. Check it: Scripts/workshop check 9
 import AsyncOperations
 import Dispatch
@@ -8,7 +8,8 @@ import Foundation
 /// own `progress` — the only progress an asynchronous operation has, since
 /// `OperationQueue.progress` never counts it.
 public final class ReportingOperation: AsyncOperation, ProgressReporting, @unchecked Sendable {
-    // @unchecked Sendable: constants only, and Progress is thread-safe; the base guards its state.
+    // @unchecked Sendable: constants only; the base guards its state. `progress` is changed only
+    // on the work's one thread (on Linux, Progress takes no lock of its own: chapter 9).
     public let progress: Progress
     private let work: @Sendable (Int) -> Void
 

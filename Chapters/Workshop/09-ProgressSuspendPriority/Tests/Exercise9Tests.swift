@@ -14,7 +14,7 @@ struct Exercise9Tests {
         let operation = ReportingOperation(steps: 4) { _ in seen.record("\(parent.fractionCompleted)") }
         parent.addChild(operation.progress, withPendingUnitCount: 1)
         guard await OperationQueue().runs(operation, within: 5) else {
-            Issue.record("the operation never finished: does main() still call finish()?")
+            Issue.record("the operation never finished: does main() still call finish()? (hint: \"Count each step\")")
             return
         }
         #expect(
@@ -43,7 +43,7 @@ struct Exercise9Tests {
         let queue = OperationQueue()
         queue.addOperation(operation)
         guard await firstStepStarted.wait(seconds: 5) else {
-            Issue.record("the first step never ran")
+            Issue.record("the first step never ran (hint: \"Count each step\")")
             go.signal()
             return
         }
@@ -63,11 +63,23 @@ struct Exercise9Tests {
             """)
         guard await queueLearnsFinished(operation, within: 5) else {
             Issue.record(
-                "the operation never finished: does main() still call finish() when it stops early? (break, not return)"
+                "the operation never finished: does main() still call finish() when it stops early? (break, not return) (hint: \"Cancelling the progress\")"
             )
             return
         }
-        #expect(steps.events == (cancelled ? ["1"] : ["1", "2", "3"]), "no step should run after the cancel")
+        #expect(
+            steps.events == (cancelled ? ["1"] : ["1", "2", "3"]),
+            "steps \(steps.events) ran: no step should run after the cancel (hint: \"Cancelling the progress\")")
+        if cancelled {
+            let fraction = parent.fractionCompleted
+            #expect(
+                abs(fraction - 1.0 / 3) < 0.001,
+                """
+                cancelled during step 1 of 3, the operation made its parent say \(Int((fraction * 100).rounded()))% done: \
+                the parent counts the steps whose work ran — here one of three. A cancelled operation does not \
+                complete the steps it skipped (hint: "Count each step")
+                """)
+        }
     }
 
     @Test("a parent cancelled before the operation starts cancels it at once: no step ever runs")
@@ -91,8 +103,13 @@ struct Exercise9Tests {
                 """)
             return
         }
-        #expect(await OperationQueue().runs(operation, within: 5), "the cancelled operation never finished")
-        #expect(steps.events.isEmpty, "a cancelled operation ran steps \(steps.events)")
+        #expect(
+            await OperationQueue().runs(operation, within: 5),
+            "the cancelled operation never finished: main() calls finish() after its loop (hint: \"Cancelling the progress\")"
+        )
+        #expect(
+            steps.events.isEmpty,
+            "a cancelled operation ran steps \(steps.events) (hint: \"Cancelling the progress\")")
     }
 
     @Test("an operation that has finished is freed, while its parent progress lives on")
@@ -103,7 +120,9 @@ struct Exercise9Tests {
             let operation = ReportingOperation(steps: 2) { _ in }
             weakOperation = operation
             parent.addChild(operation.progress, withPendingUnitCount: 1)
-            #expect(await OperationQueue().runs(operation, within: 5), "the operation never finished")
+            #expect(
+                await OperationQueue().runs(operation, within: 5),
+                "the operation never finished (hint: \"Who holds whom\")")
         }
         let deadline = ContinuousClock.now + .seconds(5)  // the queue lets go of it on its own thread
         while weakOperation != nil && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
@@ -120,14 +139,12 @@ struct Exercise9Tests {
         @Test("an operation that a queue cancelled before it ran is gone; cancelling its parent then does nothing")
         func parentCancelledAfterTheOperationIsGone() async {
             // In a process of its own: a handler that reaches a freed operation crashes.
-            await #expect(
-                processExitsWith: .success,
-                """
+            let message = """
                 the process crashed when the parent was cancelled after the operation was freed: the handler reached \
                 an operation that no longer exists (unowned self). Capture self weakly: [weak self] (hint: "Who \
                 holds whom")
                 """
-            ) {
+            await #expect(processExitsWith: .success, Comment(rawValue: message)) {
                 Exercise9Tests.cancelTheParentOfAFreedOperationThenExit()
             }
         }

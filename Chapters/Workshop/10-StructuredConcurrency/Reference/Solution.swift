@@ -1,4 +1,4 @@
-// Exercise 10 — a task group that keeps at most `width` children running.
+// Exercise 10 — a task group that keeps at most `width` children running (about 20 minutes).
 // Chapter 10: Chapters/10-StructuredConcurrency/README.md. Check it: Scripts/workshop check 10
 
 /// Runs `transform` on every element, at most `width` at the same time (what an

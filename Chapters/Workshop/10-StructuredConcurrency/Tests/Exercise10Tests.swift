@@ -1,3 +1,4 @@
+import Dispatch
 import Exercise10
 import StructuredConcurrency
 import TestSupport
@@ -23,7 +24,9 @@ struct Exercise10Tests {
             finished.raise()
         }
         guard await twoStarted.waitForTarget(seconds: 5) else {
-            Issue.record("two children never started: start the first `width` before waiting")
+            Issue.record(
+                "two children never started: start the first `width` before waiting (hint: \"Start width, then one per finished\")"
+            )
             return
         }
         // A correct limit always waits out this short deadline; without one a third starts at once.
@@ -42,7 +45,8 @@ struct Exercise10Tests {
         #expect(
             gauge.most <= 2,
             "\(gauge.most) children ran at once; the limit is 2 (hint: \"Start width, then one per finished\")")
-        #expect(gauge.finished == 8, "\(gauge.finished) of 8 elements ran")
+        #expect(
+            gauge.finished == 8, "\(gauge.finished) of 8 elements ran (hint: \"Start width, then one per finished\")")
     }
 
     @Test("width 2: when one of the two running finishes, one more starts at once — while the other still runs")
@@ -95,7 +99,8 @@ struct Exercise10Tests {
             }
         }
         for flag in mayEnd { flag.raise() }
-        #expect(await finished.wait(seconds: 5), "limitedMap never returned")
+        #expect(
+            await finished.wait(seconds: 5), "limitedMap never returned (hint: \"Start width, then one per finished\")")
     }
 
     /// True once `condition` holds, false if `seconds` pass first.
@@ -106,6 +111,49 @@ struct Exercise10Tests {
             try? await Task.sleep(for: .milliseconds(5))
         }
         return true
+    }
+
+    @Test("while the running children wait, nothing else runs: elements not started yet do not wait for a slot")
+    func nothingRunsWhileChildrenWait() async {
+        guard #available(macOS 15.0, iOS 18.0, *) else { return }  // task executors
+        // Everything limitedMap runs goes through an executor that counts the jobs it is given:
+        // while two children wait for the test and nothing finishes, a width limit has nothing
+        // to do. Children created ahead of their turn that check for a free slot now and then
+        // keep waking up — and exist, every one of them, from the start.
+        let executor = CountingExecutor()
+        let twoStarted = Counter(target: 2)
+        let open = Flag()
+        let finished = Flag()
+        Task(executorPreference: executor) {
+            _ = try? await limitedMap(Array(0..<6), width: 2) { _ in
+                twoStarted.increment()
+                _ = await open.wait(seconds: 10)
+            }
+            finished.raise()
+        }
+        guard await twoStarted.waitForTarget(seconds: 5) else {
+            open.raise()
+            Issue.record(
+                "two children never started: start the first `width` before waiting (hint: \"Start width, then one per finished\")"
+            )
+            return
+        }
+        try? await Task.sleep(for: .milliseconds(100))  // the group settles into its wait
+        let before = executor.jobs.value
+        try? await Task.sleep(for: .milliseconds(500))
+        let woke = executor.jobs.value - before
+        open.raise()
+        #expect(
+            woke == 0,
+            """
+            while two children waited and none finished, limitedMap's tasks woke up \(woke) times in half a second: \
+            elements that wait for a slot by checking now and then (sleep, check, sleep) keep a processor busy, and \
+            all of them exist from the start. Start a child only when a slot is free — one per finished child — \
+            so that waiting costs nothing (hint: "Start width, then one per finished")
+            """)
+        #expect(
+            await finished.wait(seconds: 5),
+            "limitedMap never returned (hint: \"Start width, then one per finished\")")
     }
 
     @Test("results come back in the order of the input, not the order they finished")
@@ -122,8 +170,10 @@ struct Exercise10Tests {
 
     @Test("a width larger than the count, and an empty input")
     func edges() async throws {
-        #expect(try await limitedMap([1, 2, 3], width: 10) { $0 + 1 } == [2, 3, 4])
-        #expect(try await limitedMap([Int](), width: 2) { $0 }.isEmpty)
+        let wide = try await limitedMap([1, 2, 3], width: 10) { $0 + 1 }
+        #expect(wide == [2, 3, 4], "width 10, three elements: \(wide) (hint: \"Start width, then one per finished\")")
+        let empty = try await limitedMap([Int](), width: 2) { $0 }
+        #expect(empty.isEmpty, "no elements: no results (hint: \"Start width, then one per finished\")")
     }
 
     @Test("an error is rethrown, and no element starts after it")
@@ -135,13 +185,28 @@ struct Exercise10Tests {
                 started.increment()
                 if element == 2 { throw Failed() }
             }
-            Issue.record("the error was not rethrown")
+            Issue.record("the error was not rethrown (hint: \"An error stops the rest\")")
         } catch {
-            #expect(error is Failed)
+            #expect(
+                error is Failed, "the error rethrown must be the child's: \(error) (hint: \"An error stops the rest\")")
         }
         #expect(
             started.value == 3,
             "\(started.value) elements started; with width 1, the error at the third stops the rest (hint: \"An error stops the rest\")"
         )
+    }
+}
+
+/// An executor that counts the jobs it is given, and runs them on a dispatch queue.
+@available(macOS 15.0, iOS 18.0, *)
+final class CountingExecutor: TaskExecutor, @unchecked Sendable {
+    // @unchecked Sendable: `jobs` is a thread-safe counter; the queue is thread-safe.
+    let jobs = Counter()
+    private let queue = DispatchQueue(label: "exercise10-counted", attributes: .concurrent)
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        jobs.increment()
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }

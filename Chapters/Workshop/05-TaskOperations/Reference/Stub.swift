@@ -1,0 +1,40 @@
+// Exercise 5 — cancelling the operation cancels its task (about 10 minutes).
+// Chapter 5: Chapters/05-TaskOperations/README.md. Check it: Scripts/workshop check 5
+import AsyncOperations
+
+/// Runs an async closure in a `Task` and finishes when the task ends, keeping the outcome.
+public final class AsyncWorkOperation<Success: Sendable>: AsyncOperation, @unchecked Sendable {
+    // @unchecked Sendable: `work` is a constant; `task` and `outcome` are Locked.
+    private let work: @Sendable () async throws -> Success
+    private let task = Locked<Task<Void, Never>?>(nil)
+    private let outcome = Locked<Result<Success, any Error>?>(nil)
+
+    public init(_ work: @escaping @Sendable () async throws -> Success) {
+        self.work = work
+    }
+
+    /// The outcome once the operation has finished.
+    public var result: Result<Success, any Error>? { outcome.withLock { $0 } }
+
+    public override func main() {
+        let running = Task { [work] in
+            let result: Result<Success, any Error>
+            do {
+                result = .success(try await work())
+            } catch {
+                result = .failure(error)
+            }
+            self.outcome.withLock { $0 = result }
+            self.finish()
+        }
+        task.withLock { $0 = running }
+        if isCancelled { running.cancel() }  // a cancel() that came before the task was stored
+    }
+
+    public override func cancel() {
+        super.cancel()
+        // TODO: the operation is marked cancelled, but its task keeps running to the end.
+        // Forward the cancellation to the task, so that Task.sleep, URLSession and every
+        // check of Task.isCancelled inside the work see it.
+    }
+}
