@@ -9,7 +9,8 @@ struct Exercise6ContractTests {
     @Test("the contract kit finds one result on every path, and a cancel that stops the request")
     func contractKitClauses() async {
         let report = await checkContract(
-            clauses: [.resultOnEveryPath, .cancelStopsTheWork, .freedOnceFinished], patience: 1, result: \.result
+            clauses: [.cancelAsItStarts, .resultOnEveryPath, .cancelStopsTheWork, .freedOnceFinished], patience: 1,
+            result: \.result
         ) { work in KitRequest.operation(running: work) }
         #expect(report.passed, "the contract kit's report:\n\(report)\n(hint: \"\(Self.hint(for: report))\")")
     }
