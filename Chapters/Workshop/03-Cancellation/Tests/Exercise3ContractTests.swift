@@ -1,0 +1,37 @@
+import Exercise3
+import Foundation
+import OperationContract
+import Testing
+
+@Suite("Exercise 3 — the contract kit's clauses for a cancelled operation")
+struct Exercise3ContractTests {
+    @Test("the contract kit finds a cancelled operation finished by start(), never by cancel()")
+    func contractKitClauses() async {
+        let report = await checkContract(
+            clauses: [.cancelledBeforeStart, .cancelWhileWaiting, .cancelWhileRunning], patience: 1
+        ) { work in
+            KitCancelAware(work)
+        }
+        #expect(report.passed, "the contract kit's report:\n\(report)\n(hint: \"\(Self.hint(for: report))\")")
+    }
+
+    /// The section of Hint.md for the first clause that failed.
+    static func hint(for report: ContractReport) -> String {
+        switch report.failures.first?.clause {
+        case .cancelWhileWaiting, .cancelWhileRunning: "Not in cancel()"
+        case .cancelledBeforeStart:
+            report.failures[0].evidence.contains { $0.contains("never finished") }
+                ? "Finish without running" : "Look first"
+        default: "Look first"
+        }
+    }
+}
+
+/// The learner's base around the kit's work: `main()` starts the work, which calls `finish()`
+/// when it ends.
+final class KitCancelAware: CancelAwareOperation, @unchecked Sendable {
+    // @unchecked Sendable: adds only a constant to the learner's base.
+    let work: ContractWork
+    init(_ work: ContractWork) { self.work = work }
+    override func main() { work.start { self.finish() } }
+}
