@@ -1,6 +1,7 @@
 import ContractSubjects
 import Foundation
 import OperationContract
+import TestSupport
 import Testing
 
 #if os(macOS) || os(Linux)
@@ -20,83 +21,12 @@ import Testing
 
         /// Runs `contract-checks` with `arguments`; kills it after `seconds`.
         static func run(_ arguments: [String], within seconds: Double = 120) async throws -> ContractChild {
-            let executable = productsFolder.appendingPathComponent("contract-checks")
-            guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-                throw ChildError("\(executable.path) is not built: run `swift build` (or `swift test`) first")
-            }
-            // Output to a file: a full pipe could block the child, and a child that outlived the
-            // test would keep `swift test` waiting on a shared pipe.
-            let output = FileManager.default.temporaryDirectory.appendingPathComponent("contract-checks-\(UUID()).out")
-            guard FileManager.default.createFile(atPath: output.path, contents: nil) else {
-                throw ChildError("cannot create \(output.path)")
-            }
-            defer { try? FileManager.default.removeItem(at: output) }
-            let handle = try FileHandle(forWritingTo: output)
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = arguments
-            process.standardOutput = handle
-            process.standardError = handle
-            let exited = Exited()
-            process.terminationHandler = { _ in exited.signal() }
-            try process.run()
-            try handle.close()  // the child has its own copy
-            let inTime = await exited.wait(seconds: seconds)
-            if !inTime { kill(process.processIdentifier, SIGKILL) }
-            let printed = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-            return ContractChild(
-                lines: printed.components(separatedBy: "\n"), status: inTime ? process.terminationStatus : nil)
+            let child = try ChildProcess("contract-checks", arguments: arguments)
+            let inTime = await child.exits(within: seconds)
+            if !inTime { child.terminate() }
+            let lines = child.printedLines + child.errorOutput.components(separatedBy: "\n")
+            return ContractChild(lines: lines, status: inTime ? child.status : nil)
         }
-
-        /// Where `swift build` put the executables: beside the tests.
-        private static var productsFolder: URL {
-            #if os(macOS)
-                // The tests are an .xctest bundle next to the executables (read in Apple's
-                // documentation; not run on a Mac).
-                let tests = Bundle(for: BundleMarker.self)
-                if tests.bundlePath.hasSuffix(".xctest") { return tests.bundleURL.deletingLastPathComponent() }
-            #endif
-            return Bundle.main.bundleURL  // Linux: the tests are an executable in the same folder
-        }
-    }
-
-    /// A class of the test bundle, for `Bundle(for:)`.
-    private final class BundleMarker {}
-
-    /// Signalled once, awaited with a bound.
-    private final class Exited: Sendable {
-        private let state = Locked<(done: Bool, waiter: CheckedContinuation<Bool, Never>?)>((false, nil))
-
-        func signal() {
-            let waiter = state.withLock { state in
-                state.done = true
-                defer { state.waiter = nil }
-                return state.waiter
-            }
-            waiter?.resume(returning: true)
-        }
-
-        func wait(seconds: Double) async -> Bool {
-            await withCheckedContinuation { continuation in
-                let done = state.withLock { state in
-                    if !state.done { state.waiter = continuation }
-                    return state.done
-                }
-                if done { return continuation.resume(returning: true) }
-                DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
-                    let waiter = self.state.withLock { state in
-                        defer { state.waiter = nil }
-                        return state.waiter
-                    }
-                    waiter?.resume(returning: false)
-                }
-            }
-        }
-    }
-
-    struct ChildError: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
     }
 #endif
 

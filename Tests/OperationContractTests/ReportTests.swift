@@ -1,6 +1,7 @@
 import ContractSubjects
 import Foundation
 import OperationContract
+import TestSupport
 import Testing
 import XCTest
 
@@ -27,14 +28,14 @@ struct ReportTests {
         {
             BrokenOperation(.startIgnoresCancel, $0)
         }
-        let recorded = Locked(0)
+        let recorded = Counter()
         withKnownIssue("the operation runs its work though it was cancelled") {
             failing.recordIssues()
         } matching: { issue in
-            recorded.withLock { $0 += 1 }
+            recorded.increment()
             return issue.description.contains("breaks the contract")
         }
-        #expect(recorded.current == 2)
+        #expect(recorded.value == 2)
         let passing = await checkContract(clauses: [.executingWhileWorking]) { BrokenOperation(.none, $0) }
         passing.recordIssues()  // records nothing: the test would fail otherwise
     }
@@ -60,17 +61,4 @@ final class ContractXCTests: XCTestCase {
         XCTAssertFalse(report.passed)
         XCTAssertEqual(report[.cancelledBeforeStart]?.verdict, .failed, "\(report)")
     }
-}
-
-/// A value only read or written under a lock, for the tests.
-final class Locked<Value: Sendable>: @unchecked Sendable {
-    // @unchecked Sendable: `value` is only touched under `lock`.
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<Result>(_ body: (inout Value) -> Result) -> Result { lock.withLock { body(&value) } }
-
-    var current: Value { withLock { $0 } }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Package.swift holds the one list of chapters, one line each: `chapter(N, "Name", …)` makes the
+/// Package.swift holds the one list of chapters, one call each: `chapter(N, "Name", …)` makes the
 /// folder `Chapters/NN-Name`, its library and its executable `chapterN`. Everything else is the
 /// folders (the transcript, picture and citation tests, `Scripts/run-all`, `Scripts/draw-timelines`)
 /// or is checked against them here: the top README's table and each chapter's "Next" link.
@@ -63,9 +63,9 @@ struct ChapterListTests {
         let manifest = """
             let chapters: [Target] =
                 chapter(0, "First")
-                + library("Extra", in: "01-Second")
-                + chapter(1, "Second", uses: ["Extra"])
-                + chapter(3, "Fourth")
+                + chapter(1, "Second", finishing: "Extra", uses: ["Extra"])
+                + chapter(
+                    3, "Fourth")
             """
         #expect(ChapterList.chapters(inManifest: manifest).map(\.folder) == ["00-First", "01-Second", "03-Fourth"])
         let readme = """
@@ -90,13 +90,9 @@ struct ChapterListTests {
 
 /// Reading the lists of chapters that Package.swift and the READMEs hold.
 enum ChapterList {
-    /// The chapters of `manifest`, from its lines `chapter(N, "Name"…)`, with the folders they name.
+    /// The chapters of `manifest`, from its calls `chapter(N, "Name"…)`, with the folders they name.
     static func chapters(inManifest manifest: String) -> [ChapterFolders.Chapter] {
-        manifest.matches(of: /chapter\(([0-9]+), "([A-Za-z0-9]+)"/).compactMap { match in
-            Int(match.output.1).map { number in
-                ChapterFolders.Chapter(number: number, folder: (number < 10 ? "0" : "") + "\(number)-\(match.output.2)")
-            }
-        }
+        ChapterManifest.calls(in: manifest).map { ChapterFolders.Chapter(number: $0.number, folder: $0.folder) }
     }
 
     /// A row of the top README's table of chapters.

@@ -56,14 +56,15 @@ struct LessonOnlyTests {
         let manifest = """
             let chapters: [Target] =
                 chapter(0, "First")
-                + library("Base", in: "01-Second", uses: ["Recording"])
-                + chapter(1, "Second", uses: ["Base", "First"], showing: ["ChapterSupport"])
+                + chapter(
+                    1, "Second", finishing: "Base", uses: ["Base", "First", "Recording"], showing: ["ChapterSupport"])
             let support: [Target] = [
                 .target(name: "Recording", path: "Chapters/Support/Recording"),
                 .target(name: "ChapterSupport", dependencies: ["Recording"], path: "Chapters/Support/ChapterSupport"),
             ]
-            func library(_ name: String, in folder: String, uses: [String] = []) -> [Target] {
-                [.target(name: name, dependencies: uses.map { .target(name: $0) } + ["Recording"], path: "Chapters/\\(folder)/\\(name)")]
+            func chapter(_ number: Int, _ name: String, finishing: String? = nil, uses: [String] = []) -> [Target] {
+                [.target(name: name, dependencies: uses.map { .target(name: $0) } + ["Recording"], path: "Chapters/\\(name)")]
+                    + [.executableTarget(name: "chapter\\(number)", dependencies: ["ChapterSupport"])]
             }
             """
         #expect(
@@ -72,7 +73,8 @@ struct LessonOnlyTests {
             ])
         #expect(
             LessonOnly.problems(inManifest: manifest) == [
-                "Base depends on Recording", "func library(…) names \"Recording\", not only the library's own uses",
+                "Second depends on Recording",
+                "func chapter(…) names \"Recording\" in a library target, not only the library's own uses",
             ])
         #expect(LessonOnly.supportTargets(inManifest: manifest) == ["Recording", "ChapterSupport"])
         let file = """
@@ -107,22 +109,15 @@ enum LessonOnly {
     /// Words no file of a chapter library says: the recorder of the pictures is not the lesson.
     static let recorderWords = ["Recorder", "Recording"]
 
-    /// Every `chapter(N, "Name", …)` and `library("Name", in: "folder", …)` of the manifest, in order.
+    /// Every library of a `chapter(N, "Name", …)` call of the manifest, in order: the one it
+    /// finishes (`finishing:`, with no dependency), then its own.
     static func libraries(inManifest manifest: String) -> [Library] {
-        manifest.matches(of: /(?:chapter\(([0-9]+), "([A-Za-z0-9]+)"|library\("([A-Za-z0-9]+)", in: "([^"]+)")/)
-            .map { match in
-                let call = String(manifest[match.range.lowerBound...].prefix { $0 != "\n" })
-                let uses =
-                    call.firstMatch(of: /uses: \[([^\]]*)\]/).map { list in
-                        list.output.1.matches(of: /"([A-Za-z0-9]+)"/).map { String($0.output.1) }
-                    } ?? []
-                if let number = match.output.1.flatMap({ Int($0) }), let name = match.output.2 {
-                    let folder = (number < 10 ? "0" : "") + "\(number)-\(name)"
-                    return Library(name: String(name), path: "Chapters/\(folder)/\(name)", uses: uses)
-                }
-                let name = String(match.output.3 ?? "")
-                return Library(name: name, path: "Chapters/\(match.output.4 ?? "")/\(name)", uses: uses)
-            }
+        ChapterManifest.calls(in: manifest).flatMap { call in
+            let finished = call.finishing.map { [Library(name: $0, path: "Chapters/\(call.folder)/\($0)", uses: [])] }
+            return (finished ?? []) + [
+                Library(name: call.name, path: "Chapters/\(call.folder)/\(call.name)", uses: call.uses)
+            ]
+        }
     }
 
     /// The targets the manifest declares by name (`.target(name: "Recording", …)`): support,
@@ -139,12 +134,18 @@ enum LessonOnly {
         var problems = libraries.flatMap { library in
             library.uses.filter { !names.contains($0) }.map { "\(library.name) depends on \($0)" }
         }
-        // The function that makes each library target: its only string literal is the path.
-        if let start = manifest.range(of: "func library(") {
+        // The library targets that `func chapter` makes (`.target(`, not its executables'): their
+        // only string literals are paths.
+        if let start = manifest.range(of: "func chapter(") {
             let function = manifest[start.lowerBound...]
             let body = function.range(of: "\n}").map { function[..<$0.upperBound] } ?? function
-            for literal in body.matches(of: /"((?:[^"\\]|\\.)*)"/) where !literal.output.1.hasPrefix("Chapters/") {
-                problems.append("func library(…) names \"\(literal.output.1)\", not only the library's own uses")
+            for target in body.matches(of: /\.target\(/) {
+                let call = ChapterManifest.balanced(body[target.range.lowerBound...])
+                for literal in call.matches(of: /"((?:[^"\\]|\\.)*)"/) where !literal.output.1.hasPrefix("Chapters/") {
+                    problems.append(
+                        "func chapter(…) names \"\(literal.output.1)\" in a library target, not only the library's own uses"
+                    )
+                }
             }
         }
         return problems

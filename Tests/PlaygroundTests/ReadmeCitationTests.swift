@@ -53,7 +53,7 @@ struct ReadmeCitationTests {
     func checkFindsEachProblem() {
         let files = [
             TestCitations.declarations(
-                path: "Tests/PlaygroundTests/Chapter2/GoodTests.swift",
+                path: "Tests/PlaygroundTests/02-ManualState/GoodTests.swift",
                 text: """
                     @Suite("good")
                     struct GoodTests {
@@ -68,7 +68,7 @@ struct ReadmeCitationTests {
                     }
                     """),
             TestCitations.declarations(
-                path: "Tests/PlaygroundTests/Chapter3/OtherChapterTests.swift",
+                path: "Tests/PlaygroundTests/03-Cancellation/OtherChapterTests.swift",
                 text: "@Suite struct OtherChapterTests {\n    @Test func elsewhere() {}\n}"),
         ]
         let readme = """
@@ -86,10 +86,10 @@ struct ReadmeCitationTests {
         }
         #expect(
             problems == [
-                "line 1: `GoodTests.missing`: Tests/PlaygroundTests/Chapter2/GoodTests.swift has no test missing",
-                "line 2: `NestedTests.alsoWorks`: declared in Tests/PlaygroundTests/Chapter2/GoodTests.swift, not in a file of its name",
+                "line 1: `GoodTests.missing`: Tests/PlaygroundTests/02-ManualState/GoodTests.swift has no test missing",
+                "line 2: `NestedTests.alsoWorks`: declared in Tests/PlaygroundTests/02-ManualState/GoodTests.swift, not in a file of its name",
                 "line 2: `AbsentTests`: no suite of that name",
-                "line 2: `OtherChapterTests.elsewhere`: in Tests/PlaygroundTests/Chapter3/OtherChapterTests.swift, another chapter's folder",
+                "line 2: `OtherChapterTests.elsewhere`: in Tests/PlaygroundTests/03-Cancellation/OtherChapterTests.swift, another chapter's folder",
             ])
         #expect(TestCitations.displayNameCitations(in: "a\n(test \"it works\")\nb") == [2])
     }

@@ -1,6 +1,6 @@
 // Chapter 3's ending: the package's OperationContract kit, run on the articles' bases and on
 // this chapter's AsyncOperation. Each is wrapped around the kit's work the way an app would
-// (Tests/ContractSubjects); the kit's report says what it saw; this prints the clauses that failed.
+// (Chapters/OperationContract/Subjects); the kit's report says what it saw; this prints the clauses that failed.
 import ContractSubjects
 import Foundation
 import OperationContract

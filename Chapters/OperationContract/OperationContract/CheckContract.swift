@@ -87,7 +87,7 @@ struct Checker<Checked: Operation>: Sendable {
     ///
     /// Such a check cannot fail a correct operation; a longer one only makes a broken one
     /// more likely to show.
-    var settle: Double { min(0.1 * sanitizerStretch, patience) }
+    var settle: Double { min(0.1 * ProcessSanitizer.stretch, patience) }
     private let madeType = Locked<String?>(nil)
 
     init(
@@ -96,7 +96,7 @@ struct Checker<Checked: Operation>: Sendable {
     ) {
         self.make = make
         self.readResult = readResult
-        self.patience = patience * sanitizerStretch
+        self.patience = patience * ProcessSanitizer.stretch
     }
 
     /// Checks `clauses`, in the order of `ContractClause.allCases`.

@@ -6,8 +6,15 @@ import Foundation
 // here blocks a thread of Swift's cooperative pool: the kit awaits, and runs anything that
 // may block (`waitUntilFinished()`, a getter behind a lock, `cancel()`) on a thread of its own,
 // which it abandons if the call never returns.
+//
+// They are written once, here: the package's tests and the workshop's wait with them too,
+// through TestSupport (`package` access: an app that adds the kit sees none of it).
 
 /// A value read and written only under an `NSLock`.
+///
+/// The same as chapter 3's `Locked`, which the kit does not import: it depends on no chapter,
+/// so that an app that copied the base into a module of its own named `AsyncOperations` can
+/// still add the kit (two modules of one name do not build together).
 final class Locked<Value: Sendable>: @unchecked Sendable {
     // @unchecked Sendable: `value` is only touched in `withLock`, under `lock`, and is Sendable.
     private let lock = NSLock()
@@ -26,7 +33,7 @@ final class Locked<Value: Sendable>: @unchecked Sendable {
 }
 
 /// A one-shot event that the kit awaits with a bound.
-final class Signal: Sendable {
+package final class Signal: Sendable {
     private struct State {
         var raised = false
         var waiters: [Int: CheckedContinuation<Bool, Never>] = [:]
@@ -35,10 +42,12 @@ final class Signal: Sendable {
 
     private let state = Locked(State())
 
-    var isRaised: Bool { state.withLock { $0.raised } }
+    package init() {}
+
+    package var isRaised: Bool { state.withLock { $0.raised } }
 
     /// Raises the signal and wakes every waiter; raising it again does nothing.
-    func raise() {
+    package func raise() {
         let waiters = state.withLock { state in
             state.raised = true
             defer { state.waiters = [:] }
@@ -48,7 +57,7 @@ final class Signal: Sendable {
     }
 
     /// True as soon as the signal is raised; false once `seconds` have passed without it.
-    func wait(seconds: Double) async -> Bool {
+    package func wait(seconds: Double) async -> Bool {
         await withCheckedContinuation { continuation in
             let id: Int? = state.withLock { state in
                 if state.raised { return nil }
@@ -110,7 +119,7 @@ enum Moment {
 ///
 /// True if it returned within `seconds`; if not, its thread stays where it is and the check
 /// goes on without it.
-func returns(within seconds: Double, _ body: @escaping @Sendable () -> Void) async -> Bool {
+package func returns(within seconds: Double, _ body: @escaping @Sendable () -> Void) async -> Bool {
     let returned = Signal()
     let thread = Thread {
         body()
@@ -122,7 +131,7 @@ func returns(within seconds: Double, _ body: @escaping @Sendable () -> Void) asy
 
 /// `body`'s value, computed on a thread of its own, or nil if it did not return within
 /// `seconds` (a getter waiting for a lock that a stuck thread holds).
-func value<Value: Sendable>(within seconds: Double, _ body: @escaping @Sendable () -> Value) async -> Value? {
+package func value<Value: Sendable>(within seconds: Double, _ body: @escaping @Sendable () -> Value) async -> Value? {
     let result = Locked<Value?>(nil)
     guard await returns(within: seconds, { result.withLock { $0 = body() } }) else { return nil }
     return result.current
@@ -146,14 +155,28 @@ enum Quarantine {
     }
 }
 
-/// How much longer every bound is: 4 under ThreadSanitizer or AddressSanitizer (Linux), else 1.
+/// Which sanitizer, if any, this process was built with: everything runs several times slower
+/// under one, so every bound is longer there (`stretch`), and some checks cannot run under one.
 ///
-/// Everything runs several times slower under a sanitizer; a bound only decides when a broken
-/// operation fails, so a longer one costs a correct operation nothing.
-let sanitizerStretch: Double = {
-    #if os(Linux)
-        return dlsym(nil, "__tsan_init") != nil || dlsym(nil, "__asan_init") != nil ? 4 : 1
-    #else
-        return 1
-    #endif
-}()
+/// Looked up on Linux only, where the runtimes define `__tsan_init` and `__asan_init`; on
+/// Darwin both are false (the package has not been run under a sanitizer on a Mac).
+package enum ProcessSanitizer {
+    /// True under ThreadSanitizer.
+    package static let thread = defines("__tsan_init")
+    /// True under AddressSanitizer.
+    package static let address = defines("__asan_init")
+
+    /// How much longer every bound is: 4 under either sanitizer, else 1.
+    ///
+    /// A bound only decides when a broken operation fails, so a longer one costs a correct
+    /// operation nothing.
+    package static let stretch: Double = thread || address ? 4 : 1
+
+    private static func defines(_ symbol: String) -> Bool {
+        #if os(Linux)
+            return dlsym(nil, symbol) != nil
+        #else
+            return false
+        #endif
+    }
+}

@@ -1,4 +1,5 @@
 #if os(macOS) || os(Linux)
+    import AsyncOperations  // Locked, the lock chapter 3's base comes with
     import Foundation
 
     /// `verify`: on a copy of the repository, every solution and correct alternative passes
@@ -409,19 +410,6 @@
             job()
             slots.signal()
             done.leave()
-        }
-    }
-
-    /// A value behind a lock.
-    final class Locked<Value>: @unchecked Sendable {
-        // @unchecked Sendable: `value` is only touched under `lock`.
-        private let lock = NSLock()
-        private var value: Value
-
-        init(_ value: Value) { self.value = value }
-
-        func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-            try lock.withLock { try body(&value) }
         }
     }
 #endif

@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 // The library's checks of start() where the main thread is involved: queues whose operations run
 // on it, and start() by hand on it. An exit test's body does not run on the main thread, so each
-// scene runs in the small program `library-scenes` (Tests/LibraryScenes), which fails with a line
+// scene runs in the small program `library-scenes` (Chapters/Support/LibraryScenes), which fails with a line
 // saying why, traps, crashes, or is stopped by its watchdog (status 86).
 
 #if os(macOS) || os(Linux)

@@ -24,3 +24,51 @@ enum ChapterFolders {
         .sorted { $0.number < $1.number }
     }()
 }
+
+/// Package.swift's one list of chapters, read from its text: each call `chapter(N, "Name", …)`,
+/// which may run over several lines.
+enum ChapterManifest {
+    /// A chapter's line: its number and name, the library it also finishes (`finishing:`), the
+    /// libraries it uses (`uses:`), and the whole call's text.
+    struct Call {
+        let number: Int
+        let name: String
+        let finishing: String?
+        let uses: [String]
+        let text: Substring
+        var folder: String { (number < 10 ? "0" : "") + "\(number)-\(name)" }
+    }
+
+    /// Every `chapter(N, "Name", …)` call of `manifest`, in order (not the function's declaration).
+    static func calls(in manifest: String) -> [Call] {
+        manifest.matches(of: /chapter\(\s*([0-9]+),\s*"([A-Za-z0-9]+)"/).compactMap { match in
+            guard let number = Int(match.output.1) else { return nil }
+            let text = balanced(manifest[match.range.lowerBound...])
+            // The chapter's own arguments: its programs (`programs:`, last) have uses of their own.
+            let own = text.range(of: "programs:").map { text[..<$0.lowerBound] } ?? text
+            return Call(
+                number: number, name: String(match.output.2),
+                finishing: own.firstMatch(of: /finishing: "([A-Za-z0-9]+)"/).map { String($0.output.1) },
+                uses: own.firstMatch(of: /uses: \[([^\]]*)\]/).map { list in
+                    list.output.1.matches(of: /"([A-Za-z0-9]+)"/).map { String($0.output.1) }
+                } ?? [], text: text)
+        }
+    }
+
+    /// `text` up to the parenthesis that closes its first one (string literals aside).
+    static func balanced(_ text: Substring) -> Substring {
+        var depth = 0
+        var inString = false
+        for index in text.indices {
+            switch text[index] {
+            case "\"": inString.toggle()
+            case "(" where !inString: depth += 1
+            case ")" where !inString:
+                depth -= 1
+                if depth == 0 { return text[...index] }
+            default: break
+            }
+        }
+        return text
+    }
+}

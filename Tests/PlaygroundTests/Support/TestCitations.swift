@@ -5,7 +5,7 @@ import Foundation
 /// A README cites a test as `SuiteName.testName` or a suite as `SuiteName`, in backticks, where
 /// a suite's name ends in `Tests` or `RaceDemos`. Each cited suite must be declared in a file of
 /// its own name (`SuiteName.swift`), with the cited test in it; a chapter's README finds it in
-/// that chapter's folder (`Tests/PlaygroundTests/ChapterN`) or in a folder that no chapter owns
+/// that chapter's folder (`Tests/PlaygroundTests/NN-Name`, named like the chapter's) or in a folder that no chapter owns
 /// (the tests of the whole package, its library, the stress test, the pictures, the workshop's
 /// exercises). Tests are not cited by their display names: those change with their wording.
 enum TestCitations {
@@ -141,9 +141,10 @@ enum TestCitations {
         }
     }
 
-    /// Whether `folder` holds tests of one chapter: `Tests/PlaygroundTests/ChapterN`.
+    /// Whether `folder` holds tests of one chapter: `Tests/PlaygroundTests/NN-Name`, named as
+    /// the chapter's folder is.
     static func chapterNumber(ofFolder folder: String) -> Int? {
-        guard let match = folder.wholeMatch(of: /Tests\/PlaygroundTests\/Chapter([0-9]+)/) else { return nil }
+        guard let match = folder.wholeMatch(of: /Tests\/PlaygroundTests\/([0-9][0-9])-[A-Za-z0-9]+/) else { return nil }
         return Int(match.output.1)
     }
 }

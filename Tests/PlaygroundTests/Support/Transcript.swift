@@ -44,26 +44,7 @@ enum Transcript {
             throw TranscriptError("the transcript check runs executables: macOS or Linux only")
         #endif
     }
-
-    /// Where the build put the executables: the folder that holds the tests themselves.
-    static var productsDirectory: URL {
-        #if os(macOS)
-            // The tests are in an .xctest bundle next to the executables. `swift test` loads it
-            // through swiftpm-testing-helper and Xcode through its own runner, so it need not
-            // be in `Bundle.allBundles`; `Bundle(for:)` finds the bundle that holds this code.
-            // (Read from Apple's documentation; not verified: not yet run on a Mac.)
-            let tests = Bundle(for: TestBundleMarker.self)
-            if tests.bundlePath.hasSuffix(".xctest") {
-                return tests.bundleURL.deletingLastPathComponent()
-            }
-        #endif
-        // Linux: the tests are an executable of their own, in the products folder.
-        return Bundle.main.bundleURL
-    }
 }
-
-/// A class compiled into the test bundle, so that `Bundle(for:)` can find that bundle.
-private final class TestBundleMarker {}
 
 struct TranscriptError: Error, CustomStringConvertible {
     let description: String

@@ -1,5 +1,16 @@
 import Foundation
 
+// The two algorithms behind every callback-based type of this chapter, `SerialRun` and
+// `ConcurrentRun`, run steps. A coordinator, an item operation and a batch operation differ
+// only in what one "step" is (an operation, an item, a batch); how steps are run one after the
+// other or all at once, and how their errors are collected, is written once, in those two.
+
+/// What a step reports when it is done: nil, or the error it failed with.
+typealias StepCompletion = @Sendable ((any Error)?) -> Void
+
+/// Starts the step with the given index; the step calls the completion when it is done.
+typealias Step = @Sendable (_ index: Int, _ completion: @escaping StepCompletion) -> Void
+
 /// Runs steps 0..<count one after the other, then calls `completion` once with their errors,
 /// in step order.
 ///
@@ -89,5 +100,61 @@ final class SerialRun: @unchecked Sendable {
         }
         lock.unlock()
         drive()
+    }
+}
+
+/// Starts steps 0..<count at once, then calls `completion` once, when every step has
+/// completed, with their errors in step order (not in the order they arrived).
+///
+/// The completions may arrive on many threads at the same time: each one is recorded under
+/// the lock, and only the one that completes the last step calls `completion`.
+final class ConcurrentRun: @unchecked Sendable {
+    // @unchecked Sendable: `completion` is a constant; `slots` and `remaining` are read and
+    // written only while holding `lock`.
+    private enum Slot {
+        case pending
+        case succeeded
+        case failed(any Error)
+
+        var error: (any Error)? {
+            if case .failed(let error) = self { return error }
+            return nil
+        }
+    }
+
+    private let lock = NSLock()
+    private let completion: @Sendable ([any Error]) -> Void
+    private var slots: [Slot]
+    private var remaining: Int
+
+    private init(count: Int, completion: @escaping @Sendable ([any Error]) -> Void) {
+        self.completion = completion
+        slots = Array(repeating: .pending, count: count)
+        remaining = count
+    }
+
+    /// Starts all `count` steps, in index order, on the caller's thread; completes at once
+    /// (with no errors) if there are none.
+    static func start(
+        steps count: Int, completion: @escaping @Sendable ([any Error]) -> Void, step: @escaping Step
+    ) {
+        guard count > 0 else { return completion([]) }
+        let run = ConcurrentRun(count: count, completion: completion)
+        for index in 0..<count {
+            step(index) { error in run.stepCompleted(index, error) }
+        }
+    }
+
+    private func stepCompleted(_ index: Int, _ error: (any Error)?) {
+        lock.lock()
+        guard case .pending = slots[index] else {
+            lock.unlock()
+            return  // a second call of the same completion: the step was already counted
+        }
+        slots[index] = error.map(Slot.failed) ?? .succeeded
+        remaining -= 1
+        let errors: [any Error]? = remaining == 0 ? slots.compactMap(\.error) : nil
+        lock.unlock()
+        if let errors { completion(errors) }
     }
 }

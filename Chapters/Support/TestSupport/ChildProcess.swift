@@ -1,14 +1,14 @@
 import Foundation
-import TestSupport
 
 #if os(macOS) || os(Linux)
     /// One of the package's executables, run as a child process that a test can give up on:
     /// its output goes to files (a full pipe could block the child for ever, and a child that
     /// outlived the tests would keep `swift test` waiting on a shared pipe), and a child that
-    /// does not exit in time is killed instead of hanging the test.
-    final class ChildProcess {
-        let name: String
-        let arguments: [String]
+    /// does not exit in time is killed instead of hanging the test. Awaited, never blocking a
+    /// thread (an exit test's child holds one of Swift's cooperative threads while it runs).
+    public final class ChildProcess {
+        public let name: String
+        public let arguments: [String]
         private let process: Process
         private let outputFile: URL
         private let errorFile: URL
@@ -16,10 +16,10 @@ import TestSupport
 
         /// Starts the executable `name` from the products folder, with `arguments`, and with
         /// `environment` added.
-        init(_ name: String, arguments: [String] = [], environment: [String: String] = [:]) throws {
-            let executable = Transcript.productsDirectory.appendingPathComponent(name)
+        public init(_ name: String, arguments: [String] = [], environment: [String: String] = [:]) throws {
+            let executable = Self.productsDirectory.appendingPathComponent(name)
             guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-                throw TranscriptError(
+                throw ChildProcessError(
                     """
                     \(executable.path) is not built. The tests run executables that the build put \
                     next to them: run `swift build` (or `swift test`, which builds every target) \
@@ -33,7 +33,7 @@ import TestSupport
             errorFile = files.appendingPathExtension("err")
             for file in [outputFile, errorFile] {
                 guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
-                    throw TranscriptError("cannot create \(file.path)")
+                    throw ChildProcessError("cannot create \(file.path)")
                 }
             }
             let output = try FileHandle(forWritingTo: outputFile)
@@ -59,31 +59,57 @@ import TestSupport
         }
 
         /// True once the child has exited, false if `seconds` pass first (it keeps running).
-        func exits(within seconds: Double) async -> Bool {
+        public func exits(within seconds: Double) async -> Bool {
             await exited.wait(seconds: seconds)
         }
 
         /// The exit status once the child has exited; nil while it runs (Foundation traps if
         /// asked for the status of a running process).
-        var status: Int32? { exited.isRaised ? process.terminationStatus : nil }
+        public var status: Int32? { exited.isRaised ? process.terminationStatus : nil }
 
         /// The lines the child has printed to standard output so far.
-        var printedLines: [String] {
+        public var printedLines: [String] {
             let printed = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
             if printed.isEmpty { return [] }
             return (printed.hasSuffix("\n") ? String(printed.dropLast()) : printed).components(separatedBy: "\n")
         }
 
         /// What the child has printed to standard error so far.
-        var errorOutput: String {
+        public var errorOutput: String {
             (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
         }
 
         /// Kills a child that has not exited; a test that gave up on it calls this. SIGKILL,
         /// not `Process.terminate()`'s SIGTERM: a child inherits the signal mask of the thread
         /// that started it, and on Linux a child started from a test had SIGTERM blocked.
-        func terminate() {
+        public func terminate() {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
+
+        /// Where the build put the executables: the folder that holds the tests themselves.
+        public static var productsDirectory: URL {
+            #if os(macOS)
+                // The tests are in an .xctest bundle next to the executables. `swift test` loads it
+                // through swiftpm-testing-helper and Xcode through its own runner, so it need not
+                // be in `Bundle.allBundles`; `Bundle(for:)` finds the bundle that holds this code.
+                // (Read from Apple's documentation; not verified: not yet run on a Mac.)
+                let tests = Bundle(for: TestBundleMarker.self)
+                if tests.bundlePath.hasSuffix(".xctest") {
+                    return tests.bundleURL.deletingLastPathComponent()
+                }
+            #endif
+            // Linux: the tests are an executable of their own, in the products folder.
+            return Bundle.main.bundleURL
+        }
+    }
+
+    /// A class compiled into the test bundle (TestSupport is linked into it), so that
+    /// `Bundle(for:)` can find that bundle.
+    private final class TestBundleMarker {}
+
+    /// Why a child could not be started.
+    public struct ChildProcessError: Error, CustomStringConvertible {
+        public let description: String
+        init(_ description: String) { self.description = description }
     }
 #endif

@@ -1,6 +1,7 @@
 import AsyncOperations
 import Dispatch
 import Foundation
+import OperationContract
 import TaskOperations
 
 /// True if `body` returns within `seconds`, false if not. A body that never returns is
@@ -53,14 +54,10 @@ public func drained(_ queue: OperationQueue, within seconds: Double = 10) async 
 public func blockingCall(
     threadMark: String? = nil, within seconds: Double = 10, _ body: @escaping @Sendable () -> Void
 ) async -> Bool {
-    let returned = Flag()
-    let thread = Thread {
+    await returns(within: seconds * boundStretch) {
         if let threadMark { ThreadMark.set(threadMark) }
         body()
-        returned.raise()
     }
-    thread.start()
-    return await returned.wait(seconds: seconds)
 }
 
 /// A mark on the current thread, for overrides in a test's subclass that must tell the calls
@@ -156,7 +153,5 @@ extension OperationQueue {
 /// wrong answer may leave waiting for a lock held by a deadlocked thread: the read runs on a
 /// thread of its own, so the test fails cleanly instead of hanging.
 public func read<Value: Sendable>(within seconds: Double = 2, _ body: @escaping @Sendable () -> Value) async -> Value? {
-    let value = Locked<Value?>(nil)
-    guard await blockingCall(within: seconds, { value.withLock { $0 = body() } }) else { return nil }
-    return value.withLock { $0 }
+    await value(within: seconds * boundStretch, body)
 }

@@ -1,8 +1,9 @@
 import Foundation
 import OperationContract
 
-/// A small asynchronous operation that keeps the contract — unless it is told to make one
-/// mistake, each of a kind a chapter shows. The kit's own tests check that each mistake fails
+/// A small asynchronous operation that keeps the contract, unless it is told to make a mistake.
+///
+/// Each mistake is of a kind a chapter shows. The kit's own tests check that each mistake fails
 /// the clause it breaks, and that the operation without a mistake passes every clause.
 ///
 /// kvo pairs checked by hand: `didWithoutWill` leaves out its willChangeValue calls on

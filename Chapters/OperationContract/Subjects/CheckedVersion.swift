@@ -8,8 +8,9 @@ import ResultOperations
 import SyncOnly
 import TaskOperations
 
-/// Every version of an asynchronous operation that the chapters run, as the kit checks it: the
-/// articles' popular versions and the package's own bases. Each row of the table in
+/// Every version of an asynchronous operation that the chapters run, as the kit checks it.
+///
+/// The articles' popular versions and the package's own bases: each row of the table in
 /// `CheckedVersions.md` (the kit's documentation) is one of them, named by `label`.
 ///
 /// Each is wrapped around the kit's work the way an app developer would: through its own
@@ -40,8 +41,9 @@ public enum CheckedVersion: String, CaseIterable, Sendable {
         }
     }
 
-    /// Whether a run under ThreadSanitizer reports a data race of the version's own: the
-    /// article's state without a lock (chapter 4's bug 3), the article's unlocked `result`
+    /// Whether a run under ThreadSanitizer reports a data race of the version's own.
+    ///
+    /// The article's state without a lock (chapter 4's bug 3), the article's unlocked `result`
     /// (chapter 5). `Scripts/race-demos` shows those races; the table's tests skip these rows
     /// under ThreadSanitizer.
     public var racesByDesign: Bool { self == .everythingToKnowBase || self == .asyncAwaitTask }

@@ -29,7 +29,7 @@ struct Fixture {
 
     /// The repository's root, for tests that read its documents.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
 
     struct RunFile: Decodable {
         var exitStatus: Int32?

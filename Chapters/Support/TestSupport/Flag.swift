@@ -1,50 +1,26 @@
 import AsyncOperations
-import Dispatch
 import Foundation
+import OperationContract
 
 /// A one-shot event that async tests await with a deadline instead of blocking a thread.
 ///
 /// Swift Testing runs tests on the cooperative thread pool (one thread per core); a test
 /// that blocks one of those threads can starve every other test and Dispatch's global
-/// queues. Awaiting a `Flag` suspends the test instead.
+/// queues. Awaiting a `Flag` suspends the test instead. It is the contract kit's `Signal`,
+/// whose waits the tests share, with every bound stretched under a sanitizer.
 public final class Flag: Sendable {
-    private struct State {
-        var raised = false
-        var waiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
-        var nextWaiter: UInt64 = 0
-    }
-
-    private let state = Locked(State())
+    private let signal = Signal()
 
     public init() {}
 
-    public var isRaised: Bool { state.withLock { $0.raised } }
+    public var isRaised: Bool { signal.isRaised }
 
     /// Raises the flag and wakes every waiter; raising it again does nothing.
-    public func raise() {
-        let waiters = state.withLock { state in
-            state.raised = true
-            defer { state.waiters = [:] }
-            return Array(state.waiters.values)
-        }
-        for waiter in waiters { waiter.resume(returning: true) }
-    }
+    public func raise() { signal.raise() }
 
     /// True as soon as the flag is raised; false if `seconds` (times `boundStretch`) pass first.
     public func wait(seconds: Double = 10) async -> Bool {
-        let seconds = seconds * boundStretch
-        return await withCheckedContinuation { continuation in
-            let id: UInt64? = state.withLock { state in
-                if state.raised { return nil }
-                state.nextWaiter += 1
-                state.waiters[state.nextWaiter] = continuation
-                return state.nextWaiter
-            }
-            guard let id else { return continuation.resume(returning: true) }
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
-                self.state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: false)
-            }
-        }
+        await signal.wait(seconds: seconds * boundStretch)
     }
 }
 
@@ -70,9 +46,9 @@ public final class EventLog: Sendable {
 }
 
 /// How much longer every bounded wait of the tests is: 4 under ThreadSanitizer or
-/// AddressSanitizer, else 1.
+/// AddressSanitizer, else 1, as for the contract kit's.
 ///
 /// A bound only decides when a broken version fails. Under ThreadSanitizer on a 2-core machine
 /// everything runs several times slower, the exit tests' children too; AddressSanitizer slows
 /// a run less, but the same way (`Sanitizer`: looked up on Linux only).
-public let boundStretch: Double = Sanitizer.thread || Sanitizer.address ? 4 : 1
+public let boundStretch: Double = ProcessSanitizer.stretch
