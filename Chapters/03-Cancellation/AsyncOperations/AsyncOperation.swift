@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 the AsyncOperationsPlayground authors: LICENSE, at the repository's root.
 import Foundation
 
 /// An operation whose work is asynchronous: it stays executing until ``finish()`` is called.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 the AsyncOperationsPlayground authors: LICENSE, at the repository's root.
 import Foundation
 
 // The mistakes that Foundation's own `start()` traps on, checked where `AsyncOperation` can

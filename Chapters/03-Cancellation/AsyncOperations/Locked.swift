@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 the AsyncOperationsPlayground authors: LICENSE, at the repository's root.
 import Foundation
 
 /// A value that is only ever read or written while holding an `NSLock`.

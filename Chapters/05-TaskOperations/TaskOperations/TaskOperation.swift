@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 the AsyncOperationsPlayground authors: LICENSE, at the repository's root.
 import Foundation
 
 // In this package the base is a module of its own; copied into an app, it is in the app's module.
