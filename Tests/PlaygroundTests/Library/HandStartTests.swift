@@ -139,9 +139,15 @@ import Testing
         static func startByHandBehindARunningOperation() -> Never {
             let queue = OperationQueue()
             queue.maxConcurrentOperationCount = 1
-            let first = HeldOperation()
+            // Held until released, however long the machine takes: no time limit of its own.
+            let running = DispatchSemaphore(value: 0)
+            let mayEnd = DispatchSemaphore(value: 0)
+            let first = BlockOperation {
+                running.signal()
+                mayEnd.wait()
+            }
             queue.addOperation(first)
-            first.running.wait()
+            running.wait()
             let startedByHand = CompletionOperation { complete in
                 if first.isExecuting { print("started by hand, it ran while the first one was executing") }
                 complete()
@@ -154,7 +160,7 @@ import Testing
             next.wait()
             if first.isExecuting { print("the queue then started the next one while the first one was executing") }
             fflush(nil)
-            first.release()
+            mayEnd.signal()
             queue.waitUntilAllOperationsAreFinished()
             exit(0)
         }
