@@ -20,8 +20,10 @@ import Foundation
 /// ```
 ///
 /// Cancelled before it starts, it finishes without `main()`; cancelled while it runs, it stays
-/// executing until its work calls ``finish()``. A second ``finish()`` or `start()` does nothing.
-/// Otherwise it behaves as Foundation's own operations do, Foundation's bugs included.
+/// executing until its work calls ``finish()``. A second ``finish()`` does nothing; a second
+/// `start()` traps while it runs, as Foundation's does. Never call `start()` on an operation you
+/// queued: it cannot tell that a queue holds it, and the queue goes wrong later. Otherwise it
+/// behaves as Foundation's own operations do, Foundation's bugs included.
 nonisolated open class AsyncOperation: Operation, @unchecked Sendable {
     // @unchecked Sendable: `state`, `cancelled` and `cancelHandlers` are only touched under `lock`.
     /// Where the operation is in its life. Only `enter(_:)` changes it, along these arrows:

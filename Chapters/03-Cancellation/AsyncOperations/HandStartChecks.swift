@@ -5,7 +5,9 @@ import Foundation
 // The mistakes that Foundation's own `start()` traps on, checked where `AsyncOperation` can
 // tell them. It overrides `start()` without calling `super.start()` (which would finish it as
 // soon as `main()` returns), so Foundation's own checks never run; these stand in for them.
-// Each is proven by a test that fails without it (chapter 3's README lists them).
+// Each is proven by a test that fails without it (chapter 3's README lists them). One mistake
+// they cannot tell: a start by hand of an operation that waits in a queue. Nothing Foundation
+// lets a subclass read says that a queue holds it; chapter 3's README says what follows.
 
 nonisolated extension AsyncOperation {
     /// Traps when the operation is started by hand before its dependencies have finished, as
@@ -35,16 +37,19 @@ nonisolated extension AsyncOperation {
         #endif
     }
 
-    /// A second `start()` does nothing — except on Linux, where it traps when it comes from a
-    /// queue that held the operation while someone started it by hand.
+    /// A second `start()`: traps while the operation runs, as Foundation's `start()` does
+    /// ("receiver is already executing"); once it has finished, does nothing, as Foundation's.
     ///
-    /// Foundation's own `start()` traps on that hand start at once. `AsyncOperation` cannot tell
-    /// that a queue holds it then; but when that queue starts it later, Foundation has set its own
-    /// state of the operation back from finished to starting, which nothing else does. Left
-    /// alone, the queue would finish it a second time (its completion block runs twice).
+    /// On Linux it also traps when the second start comes from a queue that held the operation
+    /// while someone started it by hand and it finished: Foundation has then set its own state of
+    /// the operation back from finished to starting, which nothing else does. Left alone, the
+    /// queue would finish it a second time (its completion block runs twice).
     func startedAgain(after seen: State) {
+        guard seen == .finished else {
+            preconditionFailure("\(self) was started again while it runs: start() an operation once")
+        }
         #if os(Linux)
-            if seen == .finished && !super.isFinished && !super.isExecuting {
+            if !super.isFinished && !super.isExecuting {
                 preconditionFailure(
                     "\(self) was started by hand while a queue held it: only its queue starts an operation in a queue")
             }

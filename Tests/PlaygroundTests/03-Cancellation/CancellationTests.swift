@@ -40,17 +40,57 @@ struct CancellationTests {
         #expect(operation.isFinished && operation.isCancelled)
     }
 
+    /// Where a cancel() can land in an upload's life, each forced in turn.
+    enum Moment: String, CaseIterable, CustomTestStringConvertible {
+        case beforeStart = "before start()"
+        case beforeTheTaskExists = "after start(), before main() creates the upload task"
+        case whileUploading = "while the upload runs"
+        var testDescription: String { rawValue }
+    }
+
+    @Test(
+        "a cancel() at each moment of an upload's life stops it: the queue drains, and the outcome says where",
+        arguments: Moment.allCases)
+    func cancelAtEachMoment(_ moment: Moment) async {
+        // Each upload would take an hour if its cancellation were lost: the bound only decides
+        // that a broken version fails. The moment is forced, never left to a race.
+        let queue = OperationQueue()
+        let upload: UploadOperation
+        switch moment {
+        case .beforeStart:
+            queue.isSuspended = true
+            upload = UploadOperation(chunkCount: 2, pace: .seconds(3600))
+            queue.addOperation(upload)
+            upload.cancel()
+            queue.isSuspended = false
+        case .beforeTheTaskExists:
+            upload = CancelledAsMainBegins(chunkCount: 2, pace: .seconds(3600))
+            queue.addOperation(upload)
+        case .whileUploading:
+            upload = UploadOperation(chunkCount: 2, pace: .seconds(3600)) { progress, operation in
+                if progress.sent == 1 { operation.cancel() }
+            }
+            queue.addOperation(upload)
+        }
+        #expect(await queueLearnsFinished(upload, within: 60), "the cancel was lost: the upload runs for an hour")
+        #expect(upload.isFinished && upload.isCancelled && !upload.isExecuting)
+        let expected: UploadOutcome? =
+            switch moment {
+            case .beforeStart: nil  // main() never ran: no upload task was created
+            case .beforeTheTaskExists: .cancelled(afterChunks: 0)  // the handler registered late ran at once
+            case .whileUploading: .cancelled(afterChunks: 1)
+            }
+        #expect(upload.outcome == expected)
+    }
+
     @Test(
         """
-        200 uploads cancelled as they are added, wherever each cancel() lands (the realistic mix): \
-        every one ends cancelled, and the queue drains
+        200 uploads cancelled as they are added: every one ends cancelled, and the queue drains (where each \
+        cancel lands is left to chance: a smoke test, not a proof)
         """)
-    func cancelRacesWithMain() async {
-        // Each upload would take an hour if its cancellation were lost, so the queue draining
-        // at all proves that none was; the hour never decides an order. Which moment each
-        // cancel() lands in is left to the race, and in the runs seen here every one landed
-        // before start(): this is the common path, not the window between start()'s look and
-        // main() creating the task, which cancelBeforeTheTaskExists holds open.
+    func cancelledAsTheyAreAdded() async {
+        // The realistic mix. Which moment each cancel() lands in is left to the race (in the runs
+        // seen here, every one landed before start()); cancelAtEachMoment forces each moment.
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 4
         let uploads = (0..<200).map { _ in UploadOperation(chunkCount: 2, pace: .seconds(3600)) }
@@ -58,29 +98,8 @@ struct CancellationTests {
             queue.addOperation(upload)
             upload.cancel()
         }
-        #expect(await drained(queue))
+        #expect(await drained(queue, within: 60))
         #expect(uploads.allSatisfy { $0.isFinished && $0.isCancelled })
-        let stoppedOrNeverStarted = uploads.allSatisfy {
-            $0.outcome == nil || $0.outcome == .cancelled(afterChunks: $0.outcome.sentChunks)
-        }
-        #expect(stoppedOrNeverStarted)
-    }
-
-    @Test("cancel() after main() began, before the task exists: the handler registered afterwards runs at once")
-    func cancelBeforeTheTaskExists() async {
-        // The window between start() deciding to run and main() registering onCancel, held
-        // open: main() returns at once, and the test creates the upload task only after it has
-        // cancelled. A handler registered after the cancel must run at once; if it were
-        // dropped, the task would send its hour-long chunks, and the queue would not drain.
-        let operation = LateTaskUpload()
-        let queue = OperationQueue()
-        queue.addOperation(operation)
-        #expect(await operation.mainRan.wait(seconds: 30))
-        operation.cancel()
-        operation.createTheTask()
-        #expect(await drained(queue), "the late handler should have cancelled the task")
-        #expect(operation.outcome.withLock { $0 } == .cancelled(afterChunks: 0))
-        #expect(operation.isFinished && operation.isCancelled)
     }
 
     @Test("cancelAllOperations() on a serial queue: all finish, no pending one runs its work")
@@ -121,30 +140,12 @@ struct CancellationTests {
     }
 }
 
-/// `UploadOperation`'s pattern, with its upload task created later than `main()`, when the test
-/// says so: `main()` only tells the test it ran.
-private final class LateTaskUpload: AsyncOperation, @unchecked Sendable {
-    // @unchecked Sendable: its state is a Flag and a Locked value, both thread-safe.
-    let mainRan = Flag()
-    let outcome = Locked<UploadOutcome?>(nil)
-
-    override func main() { mainRan.raise() }
-
-    /// What `UploadOperation.main()` does: create the task, register its cancellation, start it.
-    func createTheTask() {
-        let upload = LocalUploadTask(chunkCount: 2, pace: .seconds(3600)) { outcome in
-            self.outcome.withLock { $0 = outcome }
-            self.finish()
-        }
-        onCancel { upload.cancel() }
-        upload.resume()
-    }
-}
-
-extension UploadOutcome? {
-    /// The chunks a cancelled upload had sent (0 otherwise), to compare outcomes.
-    fileprivate var sentChunks: Int {
-        if case .cancelled(let sent)? = self { return sent }
-        return 0
+/// An upload cancelled at the top of its own `main()`: the operation is executing and cancelled,
+/// and `UploadOperation.main()` has not yet created the task it registers with `onCancel`.
+private final class CancelledAsMainBegins: UploadOperation, @unchecked Sendable {
+    // @unchecked Sendable: no state of its own.
+    override func main() {
+        cancel()
+        super.main()
     }
 }

@@ -78,6 +78,36 @@ import Testing
             let withAwait = try compiler.write(store + "let operation = TaskOperation { await store.greeting }\n")
             #expect(try await compiler.typecheck(files: Self.base + Self.taskOperation + [withAwait]) == "")
         }
+
+        /// SE-0466 leaves the closure rule as it was: a closure that is neither `@Sendable` nor
+        /// `sending` takes the isolation of the code that writes it, which in such an app is the
+        /// main actor, in any function, not only in top-level code.
+        @Test(
+            "in an app, a closure that is not @Sendable keeps the main actor wherever it is written; a @Sendable one leaves it"
+        )
+        func appClosuresKeepTheMainActor() async throws {
+            let compiler = try AppTargetCompiler()
+            defer { compiler.removeFolder() }
+            func viewDidLoad(writing closure: String) -> String {
+                """
+                final class Store { var greeting = "Hello" }
+                let store = Store()
+                func viewDidLoad() {
+                    let work: \(closure) = { store.greeting }
+                    _ = work
+                }
+
+                """
+            }
+            // Main-actor isolated: it reads the app's store without await, as only main-actor code may.
+            let plain = try compiler.write(viewDidLoad(writing: "() async -> String"))
+            #expect(try await compiler.typecheck(files: [plain]) == "")
+            let sendable = try compiler.write(viewDidLoad(writing: "@Sendable () async -> String"))
+            let said = try await compiler.typecheck(files: [sendable])
+            #expect(
+                said.contains("main actor-isolated property 'greeting' cannot be accessed from outside of the actor"),
+                "\(said)")
+        }
     }
 
     /// Runs swiftc with an Xcode 26 app target's settings on files of the package and snippets.
