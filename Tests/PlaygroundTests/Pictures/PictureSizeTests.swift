@@ -25,7 +25,8 @@ struct PictureSizeTests {
             "\(largest.path) has \(largest.bytes) bytes: update MEASUREMENTS.md's \"no picture is larger than\"")
         #expect(
             total <= totalBound,
-            "the \(sizes.count) pictures have \(total) bytes: update MEASUREMENTS.md's \"all of them together are under\"")
+            "the \(sizes.count) pictures have \(total) bytes: update MEASUREMENTS.md's \"all of them together are under\""
+        )
     }
 
     /// The number of kilobytes (1,000 bytes) in "`phrase` N KB", in bytes.
