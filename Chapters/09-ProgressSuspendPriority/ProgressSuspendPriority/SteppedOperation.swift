@@ -22,9 +22,9 @@ import Foundation
 open class SteppedOperation: AsyncOperation, ProgressReporting, @unchecked Sendable {
     // @unchecked Sendable: the base class guards its state; this subclass adds constants, a
     // semaphore, a condition, and `progress`. On Linux `Progress` takes no lock of its own:
-    // whatever changes `progress` and its parents' children — its count, its `cancel()` — happens
-    // under `progressUpdates`, here and in the parents' callers (`withProgressLock`); its flags
-    // (`isPaused`, `isCancelled`) are read without it.
+    // every change that updates a parent or walks children — a count, a `cancel()` — happens
+    // under `progressUpdates`, here and in the callers of `withProgressLock`. The work reads the
+    // flags `isPaused` and `isCancelled` without it: each is one stored value.
     public let progress: Progress
     private let steps: Int64
     private let label: String
