@@ -12,7 +12,8 @@ import Foundation
 ///   `progress.resume()`, however long that takes. Nothing else pauses a running operation: a
 ///   suspended queue does not.
 ///
-/// Add `progress` as a child of a parent `Progress` to see several operations as one. A
+/// Add `progress` as a child of a parent `Progress` to see several operations as one (and on
+/// Linux, cancel, pause or resume that parent inside ``withProgressLock(_:)``). A
 /// cancel while paused ends the pause: the work stops at once. With `steps: 0` the work has
 /// nothing to do: its progress counts one unit, completed as soon as the work runs, so that a
 /// parent sees it done (a total of 0 units would stay at 0% for ever); fewer steps than 0 trap

@@ -180,6 +180,20 @@ struct SteppedOperationEdgeTests {
         }
     #endif
 
+    #if os(macOS) || os(Linux)
+        @Test(
+            "the operation cancelled inside withProgressLock: its own cancel takes the lock again, no deadlock",
+            .exitTest)
+        func cancelInsideTheLock() async {
+            await #expect(processExitsWith: .success) {
+                startWatchdog(seconds: 30 * boundStretch)
+                let operation = SteppedOperation("upload", steps: 1, turnstile: Turnstile(timeout: 1))
+                SteppedOperation.withProgressLock { operation.cancel() }  // onCancel takes the lock too
+                exit(operation.progress.isCancelled ? 0 : 1)
+            }
+        }
+    #endif
+
     /// Rounds of one parent whose `children` two-step operations, all at their last step, are let
     /// through at once while another thread cancels the parent, `cancels` times in a row. Each
     /// child that completes its last step removes itself from the parent's children, which
