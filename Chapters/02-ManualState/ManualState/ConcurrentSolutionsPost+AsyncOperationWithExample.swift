@@ -9,7 +9,8 @@ extension ConcurrentSolutionsPost {
     /// layout), whose name adds what sets it apart to the post's. So its `start()` is the final
     /// one, which also finishes an operation cancelled before it started. The post waits one
     /// second; the delay is a parameter so that the chapter can pace it and the tests shorten it.
-    public final class AsyncOperationWithExample: AsyncOperation, @unchecked Sendable {
+    /// Open, so that a subclass can watch it (the chapter's picture does).
+    open class AsyncOperationWithExample: AsyncOperation, @unchecked Sendable {
         // @unchecked Sendable: adds only a constant to a thread-safe superclass.
         private let delay: DispatchTimeInterval
 
@@ -17,7 +18,7 @@ extension ConcurrentSolutionsPost {
             self.delay = delay
         }
 
-        public override func main() {
+        open override func main() {
             DispatchQueue.global().asyncAfter(deadline: .now() + delay) {
                 print("Executing")
                 self.finish()

@@ -1,5 +1,5 @@
-// The chapter's pictures: a reporting subclass of the chapter's operation, which main.swift makes
-// instead of the plain one. It reports what happens to its operation (ChapterSupport's
+// The chapter's pictures: reporting subclasses of the chapter's operations, which main.swift makes
+// instead of the plain ones. Each reports what happens to its operation (ChapterSupport's
 // OperationWatch) and changes nothing else: every override calls the superclass's own.
 import ChapterSupport
 import Dispatch
@@ -19,6 +19,24 @@ extension Reporting {
             watch.made(self)
         }
 
+        override var isExecuting: Bool { watch.executing(self, super.isExecuting) }
+        override var isFinished: Bool { watch.finished(self, super.isFinished) }
+    }
+}
+
+extension Reporting {
+    /// The post's `AsyncOperationWithExample`, reporting `start()`, and executing and finished
+    /// when the queue reads them. What it prints is read from the program's output.
+    final class AsyncOperationWithExample: ConcurrentSolutionsPost.AsyncOperationWithExample, @unchecked Sendable {
+        // @unchecked Sendable: adds a thread-safe watch to the post's operation.
+        private let watch = OperationWatch()
+
+        override init(delay: DispatchTimeInterval) {
+            super.init(delay: delay)
+            watch.made(self)
+        }
+
+        override func start() { watch.start(self) { super.start() } }
         override var isExecuting: Bool { watch.executing(self, super.isExecuting) }
         override var isFinished: Bool { watch.finished(self, super.isFinished) }
     }

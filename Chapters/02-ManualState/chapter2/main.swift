@@ -12,7 +12,8 @@ heading("The post's AsyncOperation: a concurrent queue, barrier writes")
 // which reports what its callers do (a small subclass in ChapterSupport).
 let queue = OperationQueue.named("queue")
 // The post's example as its call site runs it: start() prints "Starting", main() "Executing".
-let articleOperation = ConcurrentSolutionsPost.AsyncOperationWithExample(delay: Pacing.delay(0.5))
+// `Reporting.`: the post's operation, also reporting to the chapter's pictures (Reporting.swift).
+let articleOperation = Reporting.AsyncOperationWithExample(delay: Pacing.delay(0.5))
 queue.addOperations([articleOperation], waitUntilFinished: true)  // returns only after finish()
 say("Operations finished")
 

@@ -12,7 +12,8 @@ import Foundation
 ///   `progress.resume()`, however long that takes. Nothing else pauses a running operation: a
 ///   suspended queue does not.
 ///
-/// Add `progress` as a child of a parent `Progress` to see several operations as one. A
+/// Add `progress` as a child of a parent `Progress` to see several operations as one (and on
+/// Linux, cancel, pause or resume that parent inside ``withProgressLock(_:)``). A
 /// cancel while paused ends the pause: the work stops at once. With `steps: 0` the work has
 /// nothing to do: its progress counts one unit, completed as soon as the work runs, so that a
 /// parent sees it done (a total of 0 units would stay at 0% for ever); fewer steps than 0 trap
@@ -21,8 +22,10 @@ import Foundation
 /// Open, so that a subclass can watch it (the chapter's pictures do).
 open class SteppedOperation: AsyncOperation, ProgressReporting, @unchecked Sendable {
     // @unchecked Sendable: the base class guards its state; this subclass adds constants, a
-    // semaphore, a condition, and `progress`, which its work thread updates under
-    // `progressUpdates` (on Linux, `Progress` takes no lock of its own).
+    // semaphore, a condition, and `progress`. On Linux `Progress` takes no lock of its own:
+    // every change that updates a parent or walks children — a count, a `cancel()` — happens
+    // under `progressUpdates`, here and in the callers of `withProgressLock`. The work reads the
+    // flags `isPaused` and `isCancelled` without it: each is one stored value.
     public let progress: Progress
     private let steps: Int64
     private let label: String
@@ -55,7 +58,7 @@ open class SteppedOperation: AsyncOperation, ProgressReporting, @unchecked Senda
         // looks at `isPaused` itself, so a stray call leaves nothing behind.
         progress.resumingHandler = { [pauseMayEnd] in pauseMayEnd.withLock { pauseMayEnd.broadcast() } }
         onCancel { [progress, cancelCalled, pauseMayEnd] in
-            progress.cancel()  // and the other way round
+            progressUpdates.withLock { progress.cancel() }  // and the other way round
             pauseMayEnd.withLock { pauseMayEnd.broadcast() }  // a paused work sees the cancel
             cancelCalled.signal()
         }
@@ -122,8 +125,23 @@ open class SteppedOperation: AsyncOperation, ProgressReporting, @unchecked Senda
     }
 }
 
+extension SteppedOperation {
+    /// Runs `body` under the lock every `SteppedOperation` changes its progress under: cancel,
+    /// pause or resume a parent of their progress here, and add children to a parent whose
+    /// children run.
+    ///
+    /// On Linux `Progress` takes no lock. A child that completes removes itself from its parent's
+    /// children, under this lock; the parent's `cancel()`, `pause()` and `resume()` walk those
+    /// children. The two at once, on two threads, crash the process.
+    public static func withProgressLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+        try progressUpdates.withLock(body)
+    }
+}
+
 /// Linux's `Progress` takes no lock: setting a child's `completedUnitCount` also updates its
 /// parent, so two children of one parent, advanced from two threads at once, can lose an
-/// update (the parent ends at a wrong fraction). Every `SteppedOperation` sets its progress
-/// under this one lock.
-private let progressUpdates = NSLock()
+/// update (the parent ends at a wrong fraction), and a parent that walks its children while one
+/// removes itself crashes. Every `SteppedOperation` changes its progress under this one lock.
+/// Recursive: should a `Progress` call a cancellation handler on the cancelling thread (Apple
+/// documents no thread), the operation's own `cancel()` takes it again.
+private let progressUpdates = NSRecursiveLock()

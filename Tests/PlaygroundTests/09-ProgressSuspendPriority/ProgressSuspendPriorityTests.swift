@@ -111,6 +111,26 @@ struct ProgressSuspendPriorityTests {
         #expect(await nextStarted.wait(seconds: 30))
     }
 
+    @Test("a suspended queue and its unfinished operation keep each other alive until it resumes")
+    func suspendedQueueKeepsItsOperationAlive() async {
+        let queueReference = WeakReference()
+        let operationReference = WeakReference()
+        do {
+            let queue = OperationQueue()
+            queue.isSuspended = true
+            let operation = BlockOperation {}
+            queue.addOperation(operation)
+            queueReference.object = queue
+            operationReference.object = operation
+        }  // the program lets go of both
+        // Only a negative check: what is kept alive always waits out this short deadline.
+        #expect(!(await operationReference.isFreed(within: 0.5)), "the unfinished operation was freed")
+        #expect(!(await queueReference.isFreed(within: 0.5)), "the suspended queue was freed")
+        (queueReference.object as? OperationQueue)?.isSuspended = false
+        #expect(await operationReference.isFreed(within: 30))
+        #expect(await queueReference.isFreed(within: 30))
+    }
+
     @Test("Progress.pause() stops the work at its next safe point until resume()")
     func pauseAtSafePoint() async {
         let turnstile = Turnstile(timeout: 30)
@@ -164,6 +184,60 @@ struct ProgressSuspendPriorityTests {
         #expect(log.events == ["first", "second"])
     }
 
+    @Test("queuePriority raised after adding, on a serial queue: the raised operation runs first")
+    func raisedPriorityRunsFirst() async {
+        // The control of the canary `FoundationCanaryTests.raisedPriorityWithAQualityOfService`:
+        // the same scene without a quality of service.
+        let log = EventLog()
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.isSuspended = true
+        let first = BlockOperation { log.record("first") }
+        let raised = BlockOperation { log.record("raised") }
+        queue.add([first, raised])
+        raised.queuePriority = .veryHigh
+        queue.isSuspended = false
+        #expect(await drained(queue))
+        #expect(log.events == ["raised", "first"])
+    }
+
+    @Test("a barrier block behind an operation waits while its queue is suspended")
+    func barrierWaitsWhileSuspended() async {
+        // The control of the canary `FoundationCanaryTests.barrierOnASuspendedEmptyQueue`: the
+        // queue is not empty.
+        let queue = OperationQueue()
+        queue.isSuspended = true
+        queue.addOperation(BlockOperation {})
+        let barrierRan = Flag()
+        queue.addBarrierBlock { barrierRan.raise() }
+        // Only a negative check: a suspended queue always waits out this short deadline.
+        #expect(!(await barrierRan.wait(seconds: 0.25)), "the barrier block ran while the queue was suspended")
+        queue.isSuspended = false
+        #expect(await barrierRan.wait(seconds: 30))
+    }
+
+    @Test("a barrier block behind an operation runs on the queue's underlyingQueue")
+    func barrierRunsOnTheUnderlyingQueue() async {
+        // The control of the canary `FoundationCanaryTests.barrierOnAnEmptyQueueOffTheUnderlyingQueue`.
+        let key = DispatchSpecificKey<String>()
+        let underlying = DispatchQueue(label: "chapter9.underlying")
+        underlying.setSpecific(key: key, value: "the underlying queue")
+        let queue = OperationQueue()
+        queue.underlyingQueue = underlying
+        queue.isSuspended = true
+        queue.addOperation(BlockOperation {})
+        let place = Locked<String?>(nil)
+        let ran = Flag()
+        queue.addBarrierBlock {
+            place.withLock { $0 = DispatchQueue.getSpecific(key: key) ?? "another queue" }
+            ran.raise()
+        }
+        queue.isSuspended = false
+        #expect(await ran.wait(seconds: 30))
+        #expect(place.withLock { $0 } == "the underlying queue")
+        withExtendedLifetime(underlying) {}  // a queue does not keep its underlying queue (Linux)
+    }
+
     @Test("a TaskOperation's own priority reaches its work")
     func taskPriorityReachesTheWork() async throws {
         let high = TaskOperation(priority: .high) { Task.currentPriority }
@@ -191,16 +265,39 @@ struct ProgressSuspendPriorityTests {
         operation.queuePriority = .veryHigh
         #expect(await OperationQueue().runs(operation))
         #if os(Linux)
-            // Linux's Dispatch has no quality of service: the queue's thread reports none, and a
-            // task created there without a priority of its own gets the default, .medium.
+            // Measured: .medium. Why, read in the Swift runtime's source: a task created outside any
+            // task, without a priority, takes its thread's; on Linux the runtime gives every thread
+            // but the main one none, and a task with none runs at the default, .medium.
             #expect(try operation.value == .medium)
         #else
-            // Darwin, inferred (not run): the queue runs the operation on a thread of its quality
-            // of service, and a task created there takes that thread's priority, higher than
-            // .medium. Nothing is asserted here until it is checked on a Mac.
+            // Darwin, read in the same source (not run): the runtime reads the thread's quality of
+            // service, and lowers user-interactive to user-initiated (.high). Nothing is asserted
+            // here until it is checked on a Mac.
             _ = try operation.value
         #endif
     }
+
+    #if os(Linux)
+        @Test("Linux: a task created on a thread at .userInteractive, without a priority, runs at .medium")
+        func threadQualityOfServiceIsNoTaskPriority() async {
+            // What the line above rests on, without an operation queue: the thread's own quality of
+            // service does not reach a task created on it.
+            let seen = Locked<TaskPriority?>(nil)
+            let created = Flag()
+            let thread = Thread {
+                let task = Task { Task.currentPriority }
+                Task {
+                    let priority = await task.value
+                    seen.withLock { $0 = priority }
+                    created.raise()
+                }
+            }
+            thread.qualityOfService = .userInteractive
+            thread.start()
+            #expect(await created.wait(seconds: 30))
+            #expect(seen.withLock { $0 } == .medium)
+        }
+    #endif
 
     @Test("the operation is freed once finished")
     func freed() async {

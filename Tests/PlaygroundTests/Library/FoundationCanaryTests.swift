@@ -123,6 +123,80 @@ import Testing
                 #expect(await queueLearnsFinished(operation))
             }
 
+            /// Apple: `queuePriority` orders the operations that are ready together. On a serial
+            /// queue, Linux files an operation under its `queuePriority` when it is added, but
+            /// looks for it under the priority its quality of service maps to when the priority
+            /// changes: an operation with a `qualityOfService` other than `.default` is not found,
+            /// and stays where it was. Darwin (read in Apple's documentation, not run): the raised
+            /// operation runs first. Control: `ProgressSuspendPriorityTests.raisedPriorityRunsFirst`.
+            @Test("on a serial queue, raising queuePriority does nothing for a BlockOperation with a qualityOfService")
+            func raisedPriorityWithAQualityOfService() async {
+                let log = EventLog()
+                let queue = OperationQueue()
+                queue.maxConcurrentOperationCount = 1
+                queue.isSuspended = true  // both are added, and ready, before either can start
+                let first = BlockOperation { log.record("first") }
+                let raised = BlockOperation { log.record("raised") }
+                raised.qualityOfService = .utility
+                queue.add([first, raised])
+                raised.queuePriority = .veryHigh
+                queue.isSuspended = false
+                #expect(await drained(queue))
+                #expect(
+                    log.events == ["first", "raised"],
+                    """
+                    a raised queuePriority now reaches an operation with a qualityOfService on a serial queue: delete \
+                    chapter 9's README sentence on it, the line in AsyncOperations.docc/LinuxAndDarwin.md, and this canary
+                    """)
+            }
+
+            /// Apple: a suspended queue starts nothing until it is resumed, and a barrier block runs
+            /// once the operations added before it have finished. On an empty queue, Linux hands
+            /// the barrier block straight to a dispatch queue of its own: it runs at once, the queue
+            /// suspended or not. Darwin (inferred from Apple's documentation, not run): it waits
+            /// for the resume. Control: `ProgressSuspendPriorityTests.barrierWaitsWhileSuspended`.
+            @Test("a barrier block added to a suspended, empty queue runs at once")
+            func barrierOnASuspendedEmptyQueue() async {
+                let queue = OperationQueue()
+                queue.isSuspended = true
+                let ranWhileSuspended = Flag()
+                queue.addBarrierBlock { if queue.isSuspended { ranWhileSuspended.raise() } }
+                #expect(
+                    await ranWhileSuspended.wait(seconds: 30),
+                    """
+                    a suspended, empty queue now holds a barrier block until it resumes: delete chapter 9's README \
+                    sentence on it, the line in AsyncOperations.docc/LinuxAndDarwin.md, and this canary
+                    """)
+                queue.isSuspended = false
+            }
+
+            /// Apple: `underlyingQueue` is "the dispatch queue used to execute operations". The
+            /// barrier block of an empty queue runs on the dispatch queue Linux makes for the queue
+            /// when it has none, not on the one it was given. Darwin (inferred, not run): on the
+            /// underlying queue. Control: `ProgressSuspendPriorityTests.barrierRunsOnTheUnderlyingQueue`.
+            @Test("a barrier block added to an empty queue does not run on its underlyingQueue")
+            func barrierOnAnEmptyQueueOffTheUnderlyingQueue() async {
+                let key = DispatchSpecificKey<String>()
+                let underlying = DispatchQueue(label: "canary.underlying")
+                underlying.setSpecific(key: key, value: "the underlying queue")
+                let queue = OperationQueue()
+                queue.underlyingQueue = underlying
+                let place = Locked<String?>(nil)
+                let ran = Flag()
+                queue.addBarrierBlock {
+                    place.withLock { $0 = DispatchQueue.getSpecific(key: key) ?? "another queue" }
+                    ran.raise()
+                }
+                #expect(await ran.wait(seconds: 30))
+                #expect(
+                    place.withLock { $0 } == "another queue",
+                    """
+                    the barrier block of an empty queue now runs on its underlyingQueue: delete chapter 9's README \
+                    sentence on it, the line in AsyncOperations.docc/LinuxAndDarwin.md, and this canary
+                    """)
+                withExtendedLifetime(underlying) {}  // a queue does not keep its underlying queue (Linux)
+            }
+
             /// A dependency added to an operation that has run is too late to hold it back, but it
             /// still holds the operation, unretained, until it finishes.
             @Test(
