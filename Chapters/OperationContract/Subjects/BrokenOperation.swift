@@ -45,11 +45,21 @@ public final class BrokenOperation: Operation, @unchecked Sendable {
         case earlyReturnAfterStarting
         /// `isReady` is always true: dependencies are ignored.
         case readyIgnoresDependencies
+        /// `isReady` also waits for every dependency to finish, cancelled or not: Foundation
+        /// makes a cancelled operation ready at once, and never asks again when the dependency
+        /// ends.
+        case readyWaitsForDependencies
+        /// `start()` of a cancelled operation announces that it is executing, then finishes it
+        /// without its work.
+        case executingWhenCancelled
         /// `cancel()` copies the state, changes the copy and writes it back in two steps: a
         /// finish in between is lost.
         case unlockedCancel
         /// The operation keeps a closure that captures it, for ever.
         case keepsItselfAlive
+        /// Cancelled while its work runs, the operation keeps a closure that captures it, for
+        /// ever: it leaks on that path only.
+        case leaksWhenCancelledWhileRunning
         /// `didChangeValue(forKey:)` without `willChangeValue(forKey:)` before it.
         case didWithoutWill
         /// The result is recorded after "isFinished" is announced (chapter 6).
@@ -80,7 +90,13 @@ public final class BrokenOperation: Operation, @unchecked Sendable {
     public override var isExecuting: Bool { lock.withLock { flags.executing } }
     public override var isFinished: Bool { lock.withLock { flags.finished } }
     public override var isCancelled: Bool { lock.withLock { flags.cancelled } }
-    public override var isReady: Bool { mistake == .readyIgnoresDependencies ? true : super.isReady }
+    public override var isReady: Bool {
+        switch mistake {
+        case .readyIgnoresDependencies: true
+        case .readyWaitsForDependencies: super.isReady && dependencies.allSatisfy(\.isFinished)
+        default: super.isReady
+        }
+    }
 
     /// The result once finished: a failure if it was cancelled, else a success.
     public var result: Result<Int, CancellationError>? { lock.withLock { stored } }
@@ -95,6 +111,14 @@ public final class BrokenOperation: Operation, @unchecked Sendable {
             return
         case false:
             lock.withLock { stored = .failure(CancellationError()) }
+            if mistake == .executingWhenCancelled {
+                willChangeValue(forKey: "isExecuting")
+                lock.withLock { flags.executing = true }
+                didChangeValue(forKey: "isExecuting")
+                willChangeValue(forKey: "isExecuting")
+                lock.withLock { flags.executing = false }
+                didChangeValue(forKey: "isExecuting")
+            }
             willChangeValue(forKey: "isFinished")
             lock.withLock { flags.finished = true }
             didChangeValue(forKey: "isFinished")
@@ -180,6 +204,7 @@ public final class BrokenOperation: Operation, @unchecked Sendable {
             didChangeValue(forKey: "isFinished")
         }
         if mistake == .cancelFinishesRunning && running { finish() }
+        if mistake == .leaksWhenCancelledWhileRunning && running { lock.withLock { kept = { self.finish() } } }
         super.cancel()
         runHandlers()
     }
