@@ -58,8 +58,8 @@ final class Checker: Sendable {
                 run.cannotCheck(
                     "the check's time (\(formatted(checkLimit)) s) was spent before this clause: earlier clauses waited for operations that never answered"
                 )
-            } else if !Bounded.returns(within: run.limit + 1, { clause.check(self, run) }) {
-                run.abandon()
+            } else if !Bounded.returns(within: run.limit, { clause.check(self, run) }) {
+                run.abandon(budgetSpent: run.limit < clauseLimit)
             }
             run.close()
             runs.append(run)
@@ -156,12 +156,15 @@ struct OperationClass: Sendable {
     }
 }
 
-/// Something every later step of a clause relies on. When a clause finds it broken, the
+/// Something every later step of a clause relies on.
+///
+/// When a clause finds it broken, the
 /// clauses that need it report "not checked", and the defect is reported once: by the clause it
 /// belongs to (its owner), or, if that clause was not checked or passed, by the first clause
 /// that met it.
 enum Premise: String, Sendable, CaseIterable {
-    case workStarts, runsUntilItsWorkEnds, notExecutingOnceFinished, finishIsAnnounced, endsInsideStart, startReturns, cancelledFinishes
+    case workStarts, runsUntilItsWorkEnds, notExecutingOnceFinished, finishIsAnnounced, endsInsideStart, startReturns,
+        cancelledFinishes
     case cancelledStaysIdle, cancelRecordedFirst, dependenciesHold, gettersAnswer
 
     /// The clause that reports this premise broken when it is checked.
@@ -292,13 +295,20 @@ final class ClauseRun: @unchecked Sendable {
         for work in made { work.release() }
     }
 
-    /// Called by the kit when the clause did not end in time.
-    func abandon() {
+    /// Called by the kit when the clause did not end in time: its own (a failure) or what was
+    /// left of the whole check's (`budgetSpent`: not checked).
+    func abandon(budgetSpent: Bool) {
         lock.withLock {
             abandoned = true
-            failures.append(
-                "the check of this clause did not end within \(formatted(limit)) s: it was \(step), and the kit left it there"
-            )
+            if budgetSpent {
+                uncheckable.append(
+                    "the check's time ran out while this clause was \(step): earlier clauses waited for operations that never answered"
+                )
+            } else {
+                failures.append(
+                    "the check of this clause did not end within \(formatted(limit)) s: it was \(step), and the kit left it there"
+                )
+            }
         }
     }
 

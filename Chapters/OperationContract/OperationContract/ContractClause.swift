@@ -72,7 +72,8 @@ public struct ContractClause: Sendable, Hashable, CaseIterable, RawRepresentable
     public init(from decoder: any Decoder) throws {
         let name = try decoder.singleValueContainer().decode(String.self)
         guard let clause = Self(rawValue: name) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "no clause \(name)"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "no clause \(name)"))
         }
         self = clause
     }

@@ -39,9 +39,10 @@ extension Checker {
         return Bounded.returns(within: patience) { operation.cancel() }
     }
 
-    /// Adds the operations to `queue` on a thread of the kit's own — only those that do not say
-    /// they are finished already: Foundation traps on adding a finished operation. (Foundation
-    /// reads `isReady` as it adds one.) False if adding them did not return.
+    /// Adds the operations to `queue` on a thread of the kit's own; false if that did not return.
+    ///
+    /// Only those that do not say they are finished already: Foundation traps on adding a
+    /// finished operation. Foundation reads `isReady` as it adds one.
     func enqueue(_ subjects: [Subject], on queue: OperationQueue) -> Bool {
         let operations = subjects.map(\.operation)
         return Bounded.returns(within: patience) {
@@ -101,7 +102,8 @@ extension Checker {
         }
         run.doing("waiting for its queue to learn that it finished")
         guard run.wait(subject.watch.learned, patience) else {
-            let completion = subject.watch.completions.value > 0 ? "its completion block ran" : "nor its completion block"
+            let completion =
+                subject.watch.completions.value > 0 ? "its completion block ran" : "nor its completion block"
             stuck(
                 subject, .finishIsAnnounced,
                 "its work ended, and \(formatted(patience)) s later its queue had not learned that it finished: no dependent started (\(completion)); \(says(subject))",
@@ -125,7 +127,7 @@ extension Checker {
 
     /// Checks that the subject ended finished and not executing.
     func expectFinished(_ subject: Subject, _ run: ClauseRun, _ context: String = "after it finished") {
-        guard let state = state(of: subject) else {
+        guard let state = settled(subject) else {
             return run.fail("\(context), its getters did not answer within \(formatted(patience)) s")
         }
         if state.isFinished && state.isExecuting {
@@ -133,6 +135,16 @@ extension Checker {
         } else if !state.isFinished || state.isExecuting {
             run.fail("\(context), it said \(state)")
         }
+    }
+
+    /// Its state; read again a moment later if it says it is executing and finished at once (a
+    /// `finish()` that clears `isExecuting` after "isFinished": reported when the finish is
+    /// announced, by executingWhileWorking, not each time a read lands in between).
+    func settled(_ subject: Subject) -> StateSample? {
+        let first = state(of: subject)
+        guard let first, first.isFinished && first.isExecuting else { return first }
+        Thread.sleep(forTimeInterval: settle)
+        return state(of: subject)
     }
 
     /// Checks that the completion block ran, and only once.
@@ -254,17 +266,28 @@ extension StateSample {
 }
 
 extension Checker {
-    /// Lets a suspended `queue`, whose underlying queue is a serial queue of the kit's, start its
-    /// operation; `began` is raised just before the queue calls `start()`.
-    func start(_ queue: OperationQueue, signalling began: Signal) {
-        guard let underlying = queue.underlyingQueue else {
-            began.raise()
-            queue.isSuspended = false
-            return
-        }
-        underlying.suspend()
-        underlying.async { began.raise() }
+    /// Lets a suspended `queue` start its operation; `began` is raised just before the queue
+    /// calls `start()`.
+    func start(_ queue: StartingQueue, signalling began: Signal) {
+        queue.serial.suspend()
+        queue.serial.async { began.raise() }
         queue.isSuspended = false  // its start() now waits behind the marker
-        underlying.resume()
+        queue.serial.resume()
+    }
+}
+
+/// A suspended operation queue that starts its operations on a serial dispatch queue of the
+/// kit's, so that the kit can run a marker just before one is started.
+///
+/// It holds that dispatch queue: Foundation's `underlyingQueue` does not (Linux declares it
+/// `unowned(unsafe)`).
+final class StartingQueue: OperationQueue, @unchecked Sendable {
+    // @unchecked Sendable: adds a constant to Foundation's thread-safe queue.
+    let serial = DispatchQueue(label: "OperationContract.start")
+
+    override init() {
+        super.init()
+        underlyingQueue = serial
+        isSuspended = true
     }
 }

@@ -104,8 +104,10 @@ final class Watch: Sendable {
     }
 
     #if os(Linux)
-        /// Holds Foundation's lock of the operation (`FoundationLockHold`), once `attach(holdable:
-        /// true)` prepared it; nil if it could not be taken. The kit must `release()` it.
+        /// Holds Foundation's lock of the operation (`FoundationLockHold`).
+        ///
+        /// Nil if it could not be taken, or `attach(holdable: true)` did not prepare it. The
+        /// kit must `release()` it.
         func holdFoundationLock() -> FoundationLockHold? {
             guard let hold = hold.current else { return nil }
             let completions = completions

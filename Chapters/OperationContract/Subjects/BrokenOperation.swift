@@ -9,7 +9,7 @@ import OperationContract
 /// kvo pairs checked by hand: `didWithoutWill` leaves out its willChangeValue calls on
 /// purpose (the mistake), and `finishedWhileStillExecuting` announces each key on its own;
 /// every other path announces each key with willChangeValue before and didChangeValue after.
-public final class BrokenOperation: Operation, @unchecked Sendable {
+open class BrokenOperation: Operation, @unchecked Sendable {
     // @unchecked Sendable: `flags`, `handlers` and `kept` are only touched under `lock`
     // (except where `unlockedCancel` is the mistake); the rest are constants.
 

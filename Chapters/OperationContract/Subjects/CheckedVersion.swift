@@ -59,17 +59,22 @@ public enum CheckedVersion: String, CaseIterable, Sendable {
             await checkContract(clauses: clauses, patience: patience) { work in
                 SyncOnlyOperation(after: .seconds(0), work: { work.start(then: {}) })
             }
-        case .concurrentSolutionsBase: await checkContract(clauses: clauses, patience: patience) { ConcurrentSolutionsBaseChecked($0) }
+        case .concurrentSolutionsBase:
+            await checkContract(clauses: clauses, patience: patience) { ConcurrentSolutionsBaseChecked($0) }
         case .asyncAwaitBase: await checkContract(clauses: clauses, patience: patience) { AsyncAwaitBaseChecked($0) }
         case .manualState: await checkContract(clauses: clauses, patience: patience) { ManualStateChecked($0) }
-        case .fileUploadCancel: await checkContract(clauses: clauses, patience: patience) { FileUploadCancelChecked($0) }
-        case .everythingToKnowBase: await checkContract(clauses: clauses, patience: patience) { EverythingToKnowBaseChecked($0) }
+        case .fileUploadCancel:
+            await checkContract(clauses: clauses, patience: patience) { FileUploadCancelChecked($0) }
+        case .everythingToKnowBase:
+            await checkContract(clauses: clauses, patience: patience) { EverythingToKnowBaseChecked($0) }
         case .asyncAwaitTask:
             await checkContract(clauses: clauses, patience: patience, result: \.resultForTheKit) { work in
                 AsyncAwaitPost.AsyncOperationWithTask { await work.run() }
             }
         case .swiftGenericsResult:
-            await checkContract(clauses: clauses, patience: patience, result: \.result) { SwiftGenericsResultChecked($0) }
+            await checkContract(clauses: clauses, patience: patience, result: \.result) {
+                SwiftGenericsResultChecked($0)
+            }
         case .asyncOperation: await checkContract(clauses: clauses, patience: patience) { AsyncOperationChecked($0) }
         case .completionOperation:
             await checkContract(clauses: clauses, patience: patience) { work in
@@ -79,8 +84,11 @@ public enum CheckedVersion: String, CaseIterable, Sendable {
                 })
             }
         case .taskOperation:
-            await checkContract(clauses: clauses, patience: patience, result: \.result) { work in TaskOperation { await work.run() } }
-        case .asyncResultOperation: await checkContract(clauses: clauses, patience: patience, result: \.result) { AsyncResultChecked($0) }
+            await checkContract(clauses: clauses, patience: patience, result: \.result) { work in
+                TaskOperation { await work.run() }
+            }
+        case .asyncResultOperation:
+            await checkContract(clauses: clauses, patience: patience, result: \.result) { AsyncResultChecked($0) }
         }
     }
 }

@@ -17,7 +17,8 @@ public enum RacingRequestError: Error, Equatable {
 /// Runs `request`, which calls back with a result, and ends with that result.
 public final class RacingRequestOperation: AsyncOperation, @unchecked Sendable {
     // @unchecked Sendable: `request` is a constant; `outcome` is Locked.
-    public typealias Request = @Sendable (_ done: @escaping @Sendable (Result<String, RacingRequestError>) -> Void) ->
+    public typealias Request =
+        @Sendable (_ done: @escaping @Sendable (Result<String, RacingRequestError>) -> Void) ->
         Void
 
     private let request: Request

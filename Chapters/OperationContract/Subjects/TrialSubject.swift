@@ -75,7 +75,9 @@ public enum TrialSubject: String, CaseIterable, Sendable {
     }
 }
 
-/// Blocks the calling thread until `work` ends. Synchronous on purpose: the blocking is the
+/// Blocks the calling thread until `work` ends.
+///
+/// Synchronous on purpose: the blocking is the
 /// point, and a semaphore wait is unavailable from async code on Apple's platforms.
 func waitForTheEnd(of work: ContractWork) {
     let ended = DispatchSemaphore(value: 0)

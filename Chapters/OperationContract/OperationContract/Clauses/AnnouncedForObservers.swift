@@ -1,9 +1,10 @@
 import Foundation
 
 extension ContractClause {
-    /// Each change is announced with `willChangeValue(forKey:)` before and
-    /// `didChangeValue(forKey:)` after it, as key-value observers need. Darwin only: on Linux,
-    /// `willChangeValue(forKey:)` does nothing and cannot be observed.
+    /// Each change is announced with `willChangeValue(forKey:)` before it and
+    /// `didChangeValue(forKey:)` after it.
+    ///
+    /// Darwin only: on Linux, `willChangeValue(forKey:)` does nothing and cannot be observed.
     ///
     /// On a Mac only, where key-value observing is real: each change of "isExecuting" and
     /// "isFinished" must be announced with `willChangeValue(forKey:)` before it and
@@ -46,7 +47,8 @@ extension Checker {
                 if note.isPrior {
                     if note.value != value {
                         problems.append(
-                            "\"\(key)\" had already changed to \(note.value) when willChangeValue(forKey:) announced it")
+                            "\"\(key)\" had already changed to \(note.value) when willChangeValue(forKey:) announced it"
+                        )
                     }
                     pendingPrior = note
                 } else {

@@ -34,8 +34,8 @@ extension Checker {
                 sent.raise()
             }
             guard attach(subject, run, holdable: true) else { return }
-            let queue = OperationQueue()
             #if canImport(ObjectiveC)
+                let queue = OperationQueue()
                 subject.watch.onExecuting { sendCancel() }
                 guard enqueue([subject], on: queue) else {
                     return stuck(subject, "addOperation(_:) had not returned \(formatted(patience)) s later", run)
@@ -43,21 +43,16 @@ extension Checker {
                 run.doing("waiting for it to say it is executing")
                 _ = run.until(patience) { sent.isRaised || subject.watch.learned.isRaised }
             #else
+                let queue = StartingQueue()
                 // The queue starts it on a serial queue of the kit's, right after a marker: once
                 // the marker has run, start() is under way.
-                let underlying = DispatchQueue(label: "OperationContract.start")
-                queue.underlyingQueue = underlying
-                queue.isSuspended = true
                 guard enqueue([subject], on: queue) else {
                     return stuck(subject, "addOperation(_:) had not returned \(formatted(patience)) s later", run)
                 }
                 let hold = subject.watch.holdFoundationLock()
                 if hold != nil { held += 1 }
                 let starting = Signal()
-                underlying.suspend()
-                underlying.async { starting.raise() }
-                queue.isSuspended = false  // start() now waits behind the marker
-                underlying.resume()
+                start(queue, signalling: starting)
                 // Held, it stops at its first call into Foundation's lock: where Foundation reads
                 // its getters as it announces "isExecuting", or earlier in start(). The cancel
                 // lands there, and the hold lets go once the cancel is recorded.
@@ -85,7 +80,8 @@ extension Checker {
             if !run.wait(subject.watch.learned, settle), work.starts > 0 {
                 guard Bounded.returns(within: patience, { work.end() }) else {
                     return stuck(
-                        subject, "its work ended, and the call that reported it had not returned \(formatted(patience)) s later",
+                        subject,
+                        "its work ended, and the call that reported it had not returned \(formatted(patience)) s later",
                         run)
                 }
             }

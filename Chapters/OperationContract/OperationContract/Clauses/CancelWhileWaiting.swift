@@ -18,11 +18,10 @@ extension Checker {
     func cancelWhileWaiting(_ run: ClauseRun) {
         let subject = subject(run, ending: .atOnce)
         guard attach(subject, run, holdable: true) else { return }
-        let queue = OperationQueue()
-        queue.underlyingQueue = DispatchQueue(label: "OperationContract.start")
-        queue.isSuspended = true
+        let queue = StartingQueue()
         guard enqueue([subject], on: queue) else {
-            return stuck(subject, .gettersAnswer, "addOperation(_:) had not returned \(formatted(patience)) s later", run)
+            return stuck(
+                subject, .gettersAnswer, "addOperation(_:) had not returned \(formatted(patience)) s later", run)
         }
         run.doing("cancelling it while it waits in a suspended queue")
         guard cancel(subject) else {

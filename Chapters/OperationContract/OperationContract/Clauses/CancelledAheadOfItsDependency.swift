@@ -34,12 +34,14 @@ extension Checker {
         run.doing("making it depend on a running operation")
         guard Bounded.returns(within: patience, { operation.addDependency(dependency) }) else {
             dependency.finish()
-            return stuck(subject, .gettersAnswer, "addDependency(_:) had not returned \(formatted(patience)) s later", run)
+            return stuck(
+                subject, .gettersAnswer, "addDependency(_:) had not returned \(formatted(patience)) s later", run)
         }
         guard attach(subject, run) else { return dependency.finish() }
         guard enqueue([subject], on: OperationQueue()) else {
             dependency.finish()
-            return stuck(subject, .gettersAnswer, "addOperation(_:) had not returned \(formatted(patience)) s later", run)
+            return stuck(
+                subject, .gettersAnswer, "addOperation(_:) had not returned \(formatted(patience)) s later", run)
         }
         run.pause(settle)
         if subject.work.starts > 0 || subject.watch.learned.isRaised {

@@ -36,11 +36,10 @@ extension Checker {
             )
             return subject.watch.detach()
         }
-        let queue = OperationQueue()
-        queue.underlyingQueue = DispatchQueue(label: "OperationContract.start")
-        queue.isSuspended = true
+        let queue = StartingQueue()
         guard enqueue([subject], on: queue) else {
-            return stuck(subject, .gettersAnswer, "addOperation(_:) had not returned \(formatted(patience)) s later", run)
+            return stuck(
+                subject, .gettersAnswer, "addOperation(_:) had not returned \(formatted(patience)) s later", run)
         }
         run.doing("letting its queue start it")
         let seen = watchExecuting(subject, run) { began in start(queue, signalling: began) }

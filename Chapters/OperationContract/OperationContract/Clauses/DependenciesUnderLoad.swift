@@ -37,7 +37,8 @@ extension Checker {
                 })
         else {
             return stuckAll(
-                all, queue, .gettersAnswer, "making them depend on each other had not returned \(formatted(patience)) s later",
+                all, queue, .gettersAnswer,
+                "making them depend on each other had not returned \(formatted(patience)) s later",
                 run)
         }
         guard enqueue(all.reversed(), on: queue) else {

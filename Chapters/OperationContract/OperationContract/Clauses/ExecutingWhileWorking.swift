@@ -23,7 +23,9 @@ extension Checker {
         guard self.run(subject, on: OperationQueue(), run) else { return }
         switch subject.atWorkStart {
         case .some(.some(let state)) where !state.isExecuting || state.isFinished:
-            run.fail("when its work started (read from another thread as start(then:) or run() was called), it said \(state)")
+            run.fail(
+                "when its work started (read from another thread as start(then:) or run() was called), it said \(state)"
+            )
         case .some(.none):
             run.cannotCheck(
                 "its getters did not answer while its work started (read from another thread for \(formatted(patience)) s as start(then:) or run() was called): whether it said it was executing then was not seen"
@@ -50,7 +52,8 @@ extension Checker {
         }
         if subject.watch.learned.isRaised {
             run.broken(
-                .runsUntilItsWorkEnds, "its queue learned that it finished while its work still ran: a dependent started",
+                .runsUntilItsWorkEnds,
+                "its queue learned that it finished while its work still ran: a dependent started",
                 in: self)
             return subject.watch.detach()
         }

@@ -29,7 +29,8 @@ extension Checker {
             enqueue(subjects, on: queue)
         else {
             return stuckAll(
-                subjects, queue, .gettersAnswer, "adding them to a queue had not returned \(formatted(patience)) s later",
+                subjects, queue, .gettersAnswer,
+                "adding them to a queue had not returned \(formatted(patience)) s later",
                 run)
         }
         // Every operation executing (and every work that does not wait started), as long as
@@ -115,8 +116,9 @@ extension Checker {
         for subject in subjects { subject.watch.detach() }
     }
 
-    /// Ends every started work at the same moment, from six threads of the kit's own: a third
-    /// by one call, a third by two calls at once (from two threads), a third racing a `cancel()`
+    /// Ends every started work at the same moment, from six threads of the kit's own.
+    ///
+    /// A third by one call, a third by two calls at once (from two threads), a third racing a `cancel()`
     /// of its operation. A work that has not started ends as it starts.
     ///
     /// Returns once every call has returned. Synchronous: it waits for them.
@@ -153,8 +155,9 @@ extension Checker {
 }
 
 extension ContractWork {
-    /// `takeEnding()` for work that started: the `done` to call twice. Nil for work that has
-    /// not started, or runs in a task (which this lets return).
+    /// `takeEnding()` for work that started: the `done` to call twice.
+    ///
+    /// Nil for work that has not started, or runs in a task (which this lets return).
     func takeEndingForTwoCalls() -> (@Sendable () -> Void)? {
         guard starts > 0 else { return nil }
         return takeEnding()

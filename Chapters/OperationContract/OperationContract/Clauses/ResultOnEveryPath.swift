@@ -73,8 +73,7 @@ extension Checker {
             readResult, run)
     }
 
-    private func finishedPath(_ readResult: @escaping @Sendable (Operation) -> ResultShape?, _ run: ClauseRun) -> Bool
-    {
+    private func finishedPath(_ readResult: @escaping @Sendable (Operation) -> ResultShape?, _ run: ClauseRun) -> Bool {
         let subject = subject(run, ending: .held)
         guard self.run(subject, on: OperationQueue(), run) else { return false }
         guard untilExecuting(subject, run) != nil else {
@@ -137,11 +136,13 @@ extension Checker {
             return stuck(subject, "cancel() had not returned \(formatted(patience)) s later", run)
         }
         guard enqueue([subject], on: OperationQueue()) else {
-            return stuck(subject, .gettersAnswer, "addOperation(_:) had not returned \(formatted(patience)) s later", run)
+            return stuck(
+                subject, .gettersAnswer, "addOperation(_:) had not returned \(formatted(patience)) s later", run)
         }
         guard run.wait(subject.watch.learned, patience) else {
             return stuck(
-                subject, .cancelledFinishes, "cancelled before it started, it had not finished \(formatted(patience)) s later",
+                subject, .cancelledFinishes,
+                "cancelled before it started, it had not finished \(formatted(patience)) s later",
                 run)
         }
         switch subject.watch.resultAtAnnouncement {
@@ -207,12 +208,14 @@ extension Checker {
                 })
         else {
             return stuck(
-                subject, "its work answered, and that call (or the cancel() after it) had not returned \(formatted(patience)) s later",
+                subject,
+                "its work answered, and that call (or the cancel() after it) had not returned \(formatted(patience)) s later",
                 run)
         }
         guard run.wait(subject.watch.learned, patience) else {
             return stuck(
-                subject, "its work answered, and \(formatted(patience)) s later its queue had not learned that it finished",
+                subject,
+                "its work answered, and \(formatted(patience)) s later its queue had not learned that it finished",
                 run)
         }
         guard cancelled.current else {
@@ -229,7 +232,9 @@ extension Checker {
     ) {
         run.pause(settle)
         let operation = subject.operation
-        guard let (result, cancelled) = Bounded.value(within: patience, { (readResult(operation), operation.isCancelled) })
+        guard
+            let (result, cancelled) = Bounded.value(
+                within: patience, { (readResult(operation), operation.isCancelled) })
         else {
             return stuck(subject, "\(path): reading its result had not returned \(formatted(patience)) s later", run)
         }

@@ -35,10 +35,12 @@ extension Checker {
             run.doing(calls)
             if twoAtOnce {
                 guard
-                    Bounded.returns(within: patience, { DispatchQueue.concurrentPerform(iterations: 2) { _ in done() } })
+                    Bounded.returns(
+                        within: patience, { DispatchQueue.concurrentPerform(iterations: 2) { _ in done() } })
                 else {
                     return stuck(
-                        subject, "\(calls), and a call had not returned \(formatted(patience)) s later; \(says(subject))",
+                        subject,
+                        "\(calls), and a call had not returned \(formatted(patience)) s later; \(says(subject))",
                         run)
                 }
             } else {
@@ -56,7 +58,8 @@ extension Checker {
                 }
                 guard Bounded.returns(within: patience, { done() }) else {
                     return stuck(
-                        subject, "\(calls), and that call had not returned \(formatted(patience)) s later; \(says(subject))",
+                        subject,
+                        "\(calls), and that call had not returned \(formatted(patience)) s later; \(says(subject))",
                         run)
                 }
             }

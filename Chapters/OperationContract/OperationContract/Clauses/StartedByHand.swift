@@ -103,9 +103,9 @@ extension Checker {
             return false
         }
         let work = subject.work
-        if let ended = work.endedAt, let returnedAt = moment.current, ended < returnedAt {
-            // The work ended before start() returned: the operation must be finished by then.
-            if let state = state(of: subject), !state.isFinished || state.isExecuting {
+        if !work.ranAsync, let ended = work.endedAt, let returnedAt = moment.current, ended < returnedAt {
+            // The work ended inside start(): the operation must be finished when it returns.
+            if let state = settled(subject), !state.isFinished || state.isExecuting {
                 run.broken(
                     .endsInsideStart,
                     "started by hand, its work ending inside start(then:), it said \(state) once start() had returned",
@@ -147,12 +147,14 @@ extension Checker {
         }
         guard let started, run.wait(started.returned, patience) else {
             return stuck(
-                subject, "cancelled, then started by hand, start() had not returned \(formatted(patience)) s later", run)
+                subject, "cancelled, then started by hand, start() had not returned \(formatted(patience)) s later", run
+            )
         }
         if subject.work.starts > 0 {
             run.broken(.cancelledStaysIdle, "cancelled, then started by hand, it ran its work", in: self)
         } else if case .said(let state) = seen {
-            run.broken(.cancelledStaysIdle, "cancelled, then started by hand, it said \(state) while it started", in: self)
+            run.broken(
+                .cancelledStaysIdle, "cancelled, then started by hand, it said \(state) while it started", in: self)
         }
         guard run.wait(subject.watch.learned, patience) else {
             return stuck(

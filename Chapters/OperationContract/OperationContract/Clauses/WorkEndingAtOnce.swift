@@ -38,7 +38,8 @@ extension Checker {
         }
         if !state.isFinished || state.isExecuting {
             let waiterReturned = waiter(for: subject)
-            let waits = run.wait(waiterReturned, settle) ? "" : ", and waitUntilFinished(), called then, had not returned"
+            let waits =
+                run.wait(waiterReturned, settle) ? "" : ", and waitUntilFinished(), called then, had not returned"
             return stuck(
                 subject, .endsInsideStart,
                 "its work ended inside start(then:); its queue learned that it finished, and \(formatted(settle)) s later it said \(state)\(waits)",
