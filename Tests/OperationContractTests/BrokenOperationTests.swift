@@ -46,7 +46,9 @@ struct BrokenOperationTests {
         Expected(
             mistake: .executingWhenCancelled, fails: [.cancelledBeforeStart],
             notChecked: [.startedByHand, .cancelWhileWaiting]),
-        Expected(mistake: .cancelFinishesWaiting, fails: [.cancelledBeforeStart, .cancelWhileWaiting]),
+        Expected(
+            mistake: .cancelFinishesWaiting, fails: [.cancelledBeforeStart, .cancelWhileWaiting],
+            notChecked: [.cancelledAheadOfItsDependency]),
         Expected(mistake: .cancelFinishesRunning, fails: [.cancelWhileRunning]),
         // The factory wires the work's stop(), the class never calls it: seen as a class that
         // cannot stop its work.

@@ -11,12 +11,16 @@ import Testing
 /// the kit keeps for good), and the posts' operations print "Starting".
 @Suite("OperationContract on the chapters' versions: the table in its documentation")
 struct CheckedVersionsTests {
-    @Test("the table has a row for every version and a column for every clause, in the kit's order")
+    @Test("the tables have a row for every version and base, and a column for every clause, in the kit's order")
     func tableCoversEverything() throws {
         let table = try VersionTable.read()
         #expect(table.clauses == ContractClause.allCases)
         #expect(table.labels == CheckedVersion.allCases.map(\.label))
+        #expect(try VersionTable.read(section: Self.appBases).labels == AppBase.allCases.map(\.label))
     }
+
+    /// The heading of the table of bases from apps and libraries.
+    static let appBases = "Bases from apps and libraries"
 
     #if os(macOS) || os(Linux)
         @Test(
@@ -45,20 +49,36 @@ struct CheckedVersionsTests {
             try expectTable(version, child.verdicts, report: child.report)
             if version == .everythingToKnowBase { try expectLandingPageReport(in: ReportLines.report(in: child.lines)) }
         }
+
+        @Test("each base from an app or a library gets the verdicts of its row", arguments: AppBase.allCases)
+        func appBase(_ base: AppBase) async throws {
+            let child = try await ContractChild.run(["--patience", "1", "base", base.rawValue], patience: 1)
+            #expect(
+                child.status == 0,
+                "contract-checks ended with status \(String(describing: child.status))\n\(child.report)")
+            try expectTable(base.label, child.verdicts, report: child.report, section: Self.appBases)
+        }
     #endif
 
     /// Checks `verdicts` against the table's row for `version`.
     private func expectTable(_ version: CheckedVersion, _ verdicts: [ContractClause: ClauseVerdict], report: String)
         throws
     {
-        let table = try VersionTable.read()
-        let row = try #require(table.rows[version.label], "no row \(version.label) in \(VersionTable.file.path)")
+        try expectTable(version.label, verdicts, report: report)
+    }
+
+    /// Checks `verdicts` against the row `label` of the table in `section`.
+    private func expectTable(
+        _ label: String, _ verdicts: [ContractClause: ClauseVerdict], report: String, section: String = "The table"
+    ) throws {
+        let table = try VersionTable.read(section: section)
+        let row = try #require(table.rows[label], "no row \(label) in \(VersionTable.file.path)")
         for (clause, cell) in zip(table.clauses, row) {
             let verdict = verdicts[clause]
             #expect(
                 verdict.map(cell.accepts) == true,
                 """
-                \(version.label), \(clause): the kit says \(verdict.map(\.description) ?? "nothing"); \
+                \(label), \(clause): the kit says \(verdict.map(\.description) ?? "nothing"); \
                 the table says \(cell.here.rawValue)
                 \(report)
                 """)

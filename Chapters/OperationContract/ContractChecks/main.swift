@@ -1,11 +1,12 @@
-// Runs the kit on one of the chapters' versions, one mistake of BrokenOperation or one of the
-// trial subjects, and prints the report (ReportLines), for OperationContractTests. A process of
+// Runs the kit on one of the chapters' versions, one mistake of BrokenOperation, one of the
+// trial subjects or one of the bases from apps and libraries, and prints the report (ReportLines), for OperationContractTests. A process of
 // its own: those checks leave threads blocked and operations that never finish (the kit keeps
 // them for good), and the posts' operations print "Starting".
 //
 //   contract-checks [--patience SECONDS] version <CheckedVersion> [<ContractClause> ...]
 //   contract-checks [--patience SECONDS] mistake <BrokenOperation.Mistake> [<ContractClause> ...]
 //   contract-checks [--patience SECONDS] trial <TrialSubject> [<ContractClause> ...]
+//   contract-checks [--patience SECONDS] base <AppBase> [<ContractClause> ...]
 import ContractSubjects
 import Foundation
 import OperationContract
@@ -16,7 +17,7 @@ if arguments.first == "--patience", arguments.count > 1, let seconds = Double(ar
     patience = seconds
     arguments.removeFirst(2)
 }
-let usage = "usage: contract-checks [--patience SECONDS] version|mistake|trial <name> [clause ...]"
+let usage = "usage: contract-checks [--patience SECONDS] version|mistake|trial|base <name> [clause ...]"
 guard arguments.count >= 2 else { fatalError(usage) }
 let named = arguments.dropFirst(2).map { name in
     guard let clause = ContractClause(rawValue: name) else { fatalError("no clause \(name); \(usage)") }
@@ -35,6 +36,9 @@ case "mistake":
 case "trial":
     guard let subject = TrialSubject(rawValue: name) else { fatalError("no trial subject \(name); \(usage)") }
     ReportLines.print(await subject.check(clauses: clauses, patience: patience))
+case "base":
+    guard let base = AppBase(rawValue: name) else { fatalError("no base \(name); \(usage)") }
+    ReportLines.print(await base.check(clauses: clauses, patience: patience))
 default:
     fatalError(usage)
 }

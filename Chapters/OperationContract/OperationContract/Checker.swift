@@ -104,6 +104,7 @@ final class Checker: Sendable {
         // Weak: the operation holds its work, which must not hold the operation back.
         let operationBox = WeakReference<Operation>()
         let sampleAtStart = Locked<StateSample??>(nil)
+        let sampled = Signal()
         let patience = patience
         let work = ContractWork(ending: ending) { work in
             guard let operation = operationBox.object else { return }
@@ -112,6 +113,7 @@ final class Checker: Sendable {
                 // lock would block this read until main() returns.
                 let sample = Bounded.value(within: patience) { StateSample(of: operation) }
                 sampleAtStart.withLock { $0 = $0 ?? .some(sample) }
+                sampled.raise()
             }
             action?(operation, work)
         }
@@ -119,7 +121,8 @@ final class Checker: Sendable {
         let operation = make(work)
         operationBox.object = operation
         madeType.withLock { $0 = $0 ?? OperationClass(of: operation) }
-        return Subject(operation: operation, work: work, sampleAtStart: sampleAtStart, readResult: readResult)
+        return Subject(
+            operation: operation, work: work, sampleAtStart: sampleAtStart, sampled: sampled, readResult: readResult)
     }
 }
 
@@ -165,7 +168,7 @@ struct OperationClass: Sendable {
 enum Premise: String, Sendable, CaseIterable {
     case workStarts, runsUntilItsWorkEnds, notExecutingOnceFinished, finishIsAnnounced, endsInsideStart, startReturns,
         cancelledFinishes
-    case cancelledStaysIdle, cancelRecordedFirst, dependenciesHold, gettersAnswer
+    case cancelledStaysIdle, cancelLeavesWaitingUnfinished, cancelRecordedFirst, dependenciesHold, gettersAnswer
 
     /// The clause that reports this premise broken when it is checked.
     var owner: ContractClause? {
@@ -175,6 +178,7 @@ enum Premise: String, Sendable, CaseIterable {
         case .endsInsideStart: .workEndingAtOnce
         case .startReturns: .startedByHand
         case .cancelledFinishes, .cancelledStaysIdle: .cancelledBeforeStart
+        case .cancelLeavesWaitingUnfinished: .cancelWhileWaiting
         case .cancelRecordedFirst: .cancelStopsTheWork
         case .dependenciesHold: .dependenciesUnderLoad
         case .gettersAnswer: nil
@@ -192,6 +196,7 @@ enum Premise: String, Sendable, CaseIterable {
         case .startReturns: "its start() does not return while its work runs"
         case .cancelledFinishes: "cancelled before it starts, it never finishes"
         case .cancelledStaysIdle: "cancelled before it starts, it runs its work or says it is executing"
+        case .cancelLeavesWaitingUnfinished: "cancel() marks it finished while it waits in its queue"
         case .cancelRecordedFirst: "its work, stopped by cancel(), ends before the cancellation is recorded"
         case .dependenciesHold: "its work starts before the work it depends on has ended"
         case .gettersAnswer: "its getters stopped answering"
@@ -346,23 +351,26 @@ final class Subject: Sendable {
     let operation: Operation
     let work: ContractWork
     let watch: Watch
-    private let sampled: Locked<StateSample??>
+    private let sample: Locked<StateSample??>
+    /// Raised once its state was read as its work started (if the clause asked for it).
+    let sampled: Signal
     /// Set once a read of its getters did not return: later reads give up at once.
     private let silent = Locked(false)
 
     init(
-        operation: Operation, work: ContractWork, sampleAtStart: Locked<StateSample??>,
+        operation: Operation, work: ContractWork, sampleAtStart: Locked<StateSample??>, sampled: Signal,
         readResult: (@Sendable (Operation) -> ResultShape?)?
     ) {
         self.operation = operation
         self.work = work
         self.watch = Watch(operation, readResult: readResult)
-        self.sampled = sampleAtStart
+        self.sample = sampleAtStart
+        self.sampled = sampled
     }
 
     /// What the operation said when its work started: nil if the work has not started (or
     /// nothing was sampled), `.some(nil)` if reading it did not return.
-    var atWorkStart: StateSample?? { sampled.current }
+    var atWorkStart: StateSample?? { sample.current }
 
     /// Whether a read of its getters ever failed to return.
     var isSilent: Bool { silent.current }
@@ -377,8 +385,12 @@ final class Subject: Sendable {
     }
 }
 
-/// `seconds` with one decimal.
+/// `seconds` with one decimal, or two below a tenth: "2.0", "0.05".
 func formatted(_ seconds: Double) -> String {
+    if seconds > 0 && seconds < 0.095 {
+        let hundredths = Int((seconds * 100).rounded())
+        return "0.\(hundredths < 10 ? "0" : "")\(hundredths)"
+    }
     let tenths = Int((seconds * 10).rounded())
     return "\(tenths / 10).\(tenths % 10)"
 }

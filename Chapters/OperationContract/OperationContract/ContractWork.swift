@@ -60,7 +60,7 @@ public final class ContractWork: Sendable {
     let ending: Ending
     private let state = Locked(State())
     /// Called at the start of the work, on the thread that starts it (the operation's
-    /// `main()`, usually), before anything else.
+    /// `main()`, usually), once the start is recorded.
     private let onStart: @Sendable (ContractWork) -> Void
     let started = Signal()
     let ended = Signal()
@@ -206,8 +206,8 @@ public final class ContractWork: Sendable {
             if state.startedAt == nil { state.startedAt = Moment.next() }
             if let callback { state.callback = callback }
         }
-        onStart(self)
         started.raise()
+        onStart(self)
     }
 
     /// Ends the work from a new thread of the kit's own: whatever `done` does, it never holds

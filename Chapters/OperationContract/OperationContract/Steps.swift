@@ -240,8 +240,10 @@ extension Checker {
                 // Stopped where Foundation reads the getters: it says executing or finished
                 // there. Neither a moment after start() began: it stopped at an earlier call
                 // into Foundation's lock, or has not started yet.
+                // Read briefly, and never taken as the getters' last word: an operation that
+                // announces while it holds its own lock stops holding it, and its getters wait.
                 _ = run.wait(began, patience)
-                _ = run.until(settle) { seen.current != nil || (subject.state(within: patience)?.isFinished ?? true) }
+                _ = run.until(settle) { seen.current != nil || (peek(operation)?.isFinished ?? true) }
                 hold.release()
             }
         #endif
@@ -254,6 +256,14 @@ extension Checker {
         #endif
         return .never
     }
+}
+
+/// The operation's getters, if they answer within a moment; nil if not.
+///
+/// For reads while the kit holds Foundation's lock of the operation: an operation stopped
+/// there may hold its own lock, which its getters wait for until the kit lets go.
+func peek(_ operation: Operation) -> StateSample? {
+    Bounded.value(within: 0.02 * ProcessSanitizer.stretch) { StateSample(of: operation) }
 }
 
 extension StateSample {

@@ -57,21 +57,23 @@ extension Checker {
                 // its getters as it announces "isExecuting", or earlier in start(). The cancel
                 // lands there, and the hold lets go once the cancel is recorded.
                 run.doing("waiting for it to say it is executing")
+                // Its getters are read briefly (`peek`): stopped while it holds a lock of its
+                // own, it cannot answer until the kit lets go.
                 var said: StateSample?
                 if run.wait(starting, patience) {
                     _ = run.until(hold == nil ? patience : settle) {
-                        said = StateSample(of: operation)
-                        return said.map { $0.isExecuting || $0.isFinished } ?? true
+                        said = peek(operation)
+                        return said.map { $0.isExecuting || $0.isFinished } ?? (hold != nil)
                     }
                 }
-                if let said, !said.isFinished, said.isExecuting || hold != nil {
+                if said?.isFinished != true, said?.isExecuting == true || hold != nil {
                     onKitThread("OperationContract.cancel", sendCancel)
-                    _ = run.until(patience) { sent.isRaised || operation.isCancelled }
+                    _ = run.until(settle) { sent.isRaised || peek(operation)?.isCancelled == true }
                 }
                 hold?.release()
             #endif
             _ = run.wait(sent, settle)
-            if sent.isRaised || workHadStarted.current || operation.isCancelled {
+            if sent.isRaised || workHadStarted.current || peek(operation)?.isCancelled == true {
                 landed += 1
                 if !workHadStarted.current { beforeTheWork += 1 }
             }

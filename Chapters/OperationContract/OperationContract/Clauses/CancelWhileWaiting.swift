@@ -31,9 +31,10 @@ extension Checker {
             return stuck(subject, .gettersAnswer, "after cancel(), its getters did not answer", run)
         }
         if cancelled.isFinished {
-            run.fail(
-                "cancel(), while it waited in its suspended queue, left it saying \(cancelled): finished before its queue started it (on Linux, Foundation prints \"went isFinished=YES without being started by the queue it is in\")"
-            )
+            run.broken(
+                .cancelLeavesWaitingUnfinished,
+                "cancel(), while it waited in its suspended queue, left it saying \(cancelled): finished before its queue started it (on Linux, Foundation prints \"went isFinished=YES without being started by the queue it is in\")",
+                in: self)
             // The queue stays suspended and is never freed, nor is the operation: Foundation's
             // bookkeeping of that queue now points at an operation it already let go of.
             return subject.watch.quarantine(with: [queue])

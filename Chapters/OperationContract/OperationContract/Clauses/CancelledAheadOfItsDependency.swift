@@ -38,11 +38,13 @@ extension Checker {
                 subject, .gettersAnswer, "addDependency(_:) had not returned \(formatted(patience)) s later", run)
         }
         guard attach(subject, run) else { return dependency.finish() }
-        guard enqueue([subject], on: OperationQueue()) else {
+        let queue = StartingQueue()
+        guard enqueue([subject], on: queue) else {
             dependency.finish()
             return stuck(
                 subject, .gettersAnswer, "addOperation(_:) had not returned \(formatted(patience)) s later", run)
         }
+        queue.isSuspended = false  // it waits for its dependency
         run.pause(settle)
         if subject.work.starts > 0 || subject.watch.learned.isRaised {
             let what = subject.work.starts > 0 ? "its work had started" : "its queue had learned that it finished"
@@ -51,9 +53,22 @@ extension Checker {
             return subject.watch.quarantine(with: [dependency, dependencyQueue])
         }
         run.doing("cancelling it while its dependency runs")
+        // Its queue cannot start it while the cancel runs: whatever finishes it then is cancel().
+        queue.serial.suspend()
         guard cancel(subject) else {
+            queue.serial.resume()
             dependency.finish()
             return stuck(subject, "cancel() had not returned \(formatted(patience)) s later", run)
+        }
+        let afterCancel = state(of: subject)
+        queue.serial.resume()
+        if let afterCancel, afterCancel.isFinished {
+            run.broken(
+                .cancelLeavesWaitingUnfinished,
+                "cancel(), while it waited in its queue for its dependency, left it saying \(afterCancel) before its queue could start it",
+                in: self)
+            dependency.finish()
+            return subject.watch.quarantine(with: [queue, dependency, dependencyQueue])
         }
         let atOnce = run.wait(subject.watch.learned, patience)
         if !atOnce {

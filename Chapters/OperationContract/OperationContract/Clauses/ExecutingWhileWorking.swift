@@ -21,6 +21,7 @@ extension Checker {
     func executingWhileWorking(_ run: ClauseRun) {
         let subject = subject(run, ending: .held, sampleWhenWorkStarts: true)
         guard self.run(subject, on: OperationQueue(), run) else { return }
+        _ = run.wait(subject.sampled, patience + 1)
         switch subject.atWorkStart {
         case .some(.some(let state)) where !state.isExecuting || state.isFinished:
             run.fail(
