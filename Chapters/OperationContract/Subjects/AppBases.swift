@@ -429,7 +429,7 @@ public enum MullvadVPN {
         }
     }
 
-    /// Asynchronous block operation
+    /// Asynchronous block operation.
     final class AsyncBlockOperation: AsyncOperation, @unchecked Sendable {
         // Swift 6: `@unchecked Sendable` restated; `block` is a constant.
         private let block: (@escaping () -> Void) -> Void

@@ -39,9 +39,8 @@ open class BrokenOperation: Operation, @unchecked Sendable {
         /// `cancel()` stops the work before it records the cancellation (chapter 3's
         /// FileUploadOperation).
         case workStoppedBeforeTheFlag
-        /// `start()` says it is executing, prepares for 20 ms, then returns early without
-        /// finishing if it was cancelled meanwhile (chapter 3's EarlyReturnOperation; the
-        /// 20 ms make the window wide enough for Linux's race to land in it every time).
+        /// `start()` says it is executing, then returns early without finishing if it was
+        /// cancelled meanwhile (chapter 3's EarlyReturnOperation).
         case earlyReturnAfterStarting
         /// `isReady` is always true: dependencies are ignored.
         case readyIgnoresDependencies
@@ -126,10 +125,7 @@ open class BrokenOperation: Operation, @unchecked Sendable {
             willChangeValue(forKey: "isExecuting")
             lock.withLock { flags.executing = true }
             didChangeValue(forKey: "isExecuting")
-            if mistake == .earlyReturnAfterStarting {
-                Thread.sleep(forTimeInterval: 0.02)
-                if isCancelled { return }
-            }
+            if mistake == .earlyReturnAfterStarting && isCancelled { return }
             if mistake == .mainUnderTheLock {
                 startLock.withLock { main() }
             } else {
