@@ -8,17 +8,8 @@ import OperationContract
 let bases: [CheckedVersion] = [
     .concurrentSolutionsBase, .fileUploadCancel, .asyncAwaitBase, .everythingToKnowBase, .asyncOperation,
 ]
-// Checked side by side (the kit runs each check on threads of its own), printed in order.
-let reports = await withoutPrinting {
-    await withTaskGroup(of: (Int, ContractReport).self) { group in
-        for (index, base) in bases.enumerated() { group.addTask { (index, await base.check()) } }
-        var reports: [Int: ContractReport] = [:]
-        for await (index, report) in group { reports[index] = report }
-        return reports
-    }
-}
-for (index, base) in bases.enumerated() {
-    guard let report = reports[index] else { continue }
+for base in bases {
+    let report = await withoutPrinting { await base.check() }
     let name = base.label.replacingOccurrences(of: "`", with: "")
     print(report.passed ? "\(name): passes every clause checked" : "\(name) fails:")
     for failure in report.failures {

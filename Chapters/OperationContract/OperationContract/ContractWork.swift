@@ -192,7 +192,7 @@ public final class ContractWork: Sendable {
     func release() {
         let running = state.withLock { state in
             state.released = true
-            return state.starts > 0
+            return state.starts > 0 && state.endedAt == nil && !state.gateOpen
         }
         if running { endSoon() }
     }

@@ -21,7 +21,9 @@ extension Checker {
         let tries = 3
         var landed = 0
         var beforeTheWork = 0
-        var held = 0
+        #if !canImport(ObjectiveC)
+            var held = 0
+        #endif
         for _ in 0..<tries {
             let subject = subject(run, ending: .whenStopped)
             let operation = subject.operation

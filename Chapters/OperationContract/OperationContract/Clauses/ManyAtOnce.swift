@@ -60,7 +60,9 @@ extension Checker {
             }
             let stalled = Date().timeIntervalSince(lastProgress) > patience
             if (executing == count && stalled) || run.isOver { break }
-            if stalled || Date().timeIntervalSince(began) > 3 * patience {
+            // No more for the patience, or new ones only as fast as Dispatch adds threads to
+            // operations that hold theirs (about one a second): no correct class is that slow.
+            if stalled || Date().timeIntervalSince(began) > 4 * patience {
                 return stuckAll(
                     subjects, queue,
                     "only \(executing) of \(count) operations on a wide queue were executing at once \(formatted(Date().timeIntervalSince(began))) s after they were added, \(started) of their works had started, and none more had for \(formatted(Date().timeIntervalSince(lastProgress))) s",
