@@ -25,8 +25,9 @@ public enum AppBase: String, CaseIterable, Sendable {
         }
     }
 
-    /// Whether a run under ThreadSanitizer reports a data race of the base's own: Apollo's
-    /// `state` has no lock. The table's tests skip it under ThreadSanitizer.
+    /// Whether a run under ThreadSanitizer reports a data race of the base's own.
+    ///
+    /// Apollo's `state` has no lock. The table's tests skip it under ThreadSanitizer.
     public var racesByDesign: Bool { self == .apollo }
 
     /// Runs the kit on the base.
