@@ -34,6 +34,12 @@ final class Checker: Sendable {
     /// Such a check cannot fail a correct operation; a longer one only makes a broken one
     /// more likely to show.
     var settle: Double { min(0.05 * ProcessSanitizer.stretch, patience) }
+    /// How long the kit holds a running work to see that nothing finishes the operation meanwhile.
+    ///
+    /// Longer than `settle`: a finish that comes a fixed moment after `main()` (a timer, a hop
+    /// through a queue) shows only if the kit waits past it; like `settle`, it cannot fail a
+    /// correct operation.
+    var holdingTime: Double { min(0.25 * ProcessSanitizer.stretch, patience) }
     /// How long to wait for a cancel to tell the work to stop.
     var waitForStop: Double { stopsNoWork.current ? settle : patience }
     /// The most one clause may take: then it is left as it is, and reported.

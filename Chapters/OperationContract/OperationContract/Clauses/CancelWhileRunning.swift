@@ -25,7 +25,7 @@ extension Checker {
             return stuck(subject, "cancel() had not returned \(formatted(patience)) s later, while its work ran", run)
         }
         let rightAfter = state(of: subject)
-        run.pause(settle)
+        run.pause(holdingTime)
         let later = state(of: subject)
         guard let rightAfter, let later else {
             return stuck(subject, .gettersAnswer, "after cancel(), its getters did not answer", run)

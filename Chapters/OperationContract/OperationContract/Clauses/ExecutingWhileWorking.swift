@@ -39,11 +39,14 @@ extension Checker {
         guard let running = untilExecuting(subject, run) else {
             return stuck(subject, .gettersAnswer, "while its work ran, its getters did not answer", run)
         }
-        run.pause(settle)
+        run.pause(holdingTime)
         let stillRunning = state(of: subject) ?? running
         if let finished = [running, stillRunning].first(where: \.isFinished) {
             let learned = subject.watch.learned.isRaised ? " (its queue learned it too: a dependent started)" : ""
-            run.broken(.runsUntilItsWorkEnds, "while its work still ran, it said \(finished)\(learned)", in: self)
+            run.broken(
+                .runsUntilItsWorkEnds,
+                "while its work still ran (the kit held it \(formatted(holdingTime)) s after the operation said it was executing), it said \(finished)\(learned)",
+                in: self)
             let work = subject.work
             _ = Bounded.returns(within: patience) { work.end() }
             return subject.watch.detach()
