@@ -244,8 +244,13 @@ extension Checker {
         } else if !cancelled && result?.isFailure == true {
             run.fail("\(path): it ended with \(ended), and says isCancelled = false")
         }
-        if case .some(.some(let announced)) = subject.watch.resultAtAnnouncement, announced != result {
+        switch subject.watch.resultAtAnnouncement {
+        case .some(.some(let announced)) where announced != result:
             run.fail("\(path): it announced \"isFinished\" with \(announced), and later said \(ended)")
+        case .some(.none):
+            run.fail("\(path): at the moment it announced \"isFinished\" it had no result (later: \(ended))")
+        default:
+            break
         }
         subject.watch.detach()
     }
