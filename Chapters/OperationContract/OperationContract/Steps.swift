@@ -28,9 +28,15 @@ extension Checker {
         subject.state(within: patience)
     }
 
-    /// "it says isExecuting = …", or that its getters do not answer.
+    /// "it says isExecuting = …", or that its getters do not answer: for a failure's evidence.
+    ///
+    /// Read for a quarter second at most (a failure has been seen already), and without
+    /// marking the getters silent for the reads that follow.
     func says(_ subject: Subject) -> String {
-        state(of: subject).map { "it says \($0)" } ?? "its getters do not answer"
+        guard !subject.isSilent else { return "its getters do not answer" }
+        let operation = subject.operation
+        let state = Bounded.value(within: min(patience, 0.25 * ProcessSanitizer.stretch)) { StateSample(of: operation) }
+        return state.map { "it says \($0)" } ?? "its getters do not answer"
     }
 
     /// Calls `cancel()` on a thread of the kit's own; false if it did not return.
