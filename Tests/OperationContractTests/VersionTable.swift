@@ -12,6 +12,8 @@ struct VersionTable {
             case notChecked = "–"
             /// Fails when a race lands; some runs pass.
             case racy = "✘?"
+            /// Not known (a Mac's verdict where Linux cannot check the clause).
+            case unknown = "?"
         }
 
         let linux: Mark
@@ -33,6 +35,7 @@ struct VersionTable {
             case .fails: verdict == .failed
             case .notChecked: verdict == .notChecked
             case .racy: verdict == .failed || verdict == .passed
+            case .unknown: true
             }
         }
 
@@ -62,17 +65,19 @@ struct VersionTable {
         "../../Chapters/OperationContract/OperationContract/OperationContract.docc/CheckedVersions.md"
     ).standardizedFileURL
 
-    /// Reads the table; throws, naming the line, if it cannot.
-    static func read() throws -> VersionTable {
+    /// Reads the table under the heading `### <section>`; throws, naming the line, if it cannot.
+    static func read(section: String = "The table") throws -> VersionTable {
         let lines = try String(contentsOf: file, encoding: .utf8).components(separatedBy: "\n")
         // "3. ``ContractClause/workEndingAtOnce``": the clause of column 3.
         let clauses = lines.compactMap { line -> ContractClause? in
             guard let range = line.range(of: "``ContractClause/"), line.first?.isNumber == true else { return nil }
             return ContractClause(rawValue: String(line[range.upperBound...].prefix { $0 != "`" }))
         }
+        guard let heading = lines.firstIndex(of: "### \(section)") else { throw TableError("no section \(section)") }
+        let body = lines[(heading + 1)...].prefix { !$0.hasPrefix("### ") }
         var rows: [String: [Cell]] = [:]
         var labels: [String] = []
-        for line in lines where line.hasPrefix("| `") {
+        for line in body where line.hasPrefix("| `") {
             let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
             guard cells.count == clauses.count + 2 else { throw TableError("a row with \(cells.count) cells: \(line)") }
             let parsed = cells.dropFirst(2).compactMap(Cell.init)

@@ -1,7 +1,7 @@
 /// What ``checkContract(clauses:patience:_:)`` found: one ``ClauseResult`` per clause checked.
 ///
 /// ``passed`` is true when no clause failed; ``description`` reads as a short report, one
-/// line per clause, with what the kit saw under each failure:
+/// line per clause, with what the kit saw under each failure and what to read about it:
 ///
 /// ```swift
 /// let report = await checkContract { work in MyOperation(work) }
@@ -9,8 +9,12 @@
 /// XCTAssertTrue(report.passed, "\(report)")   // XCTest
 /// ```
 public struct ContractReport: Sendable, CustomStringConvertible {
-    /// The name of the checked operation's class, as Swift prints its type.
+    /// The checked operation's class, with its module, as Swift prints it:
+    /// `MyAppTests.CheckedUpload`.
     public let operationType: String
+    /// The classes the checked class inherits from, nearest first, up to Foundation's
+    /// `Operation` (not included): `["MyApp.AppOperation"]`.
+    public let lineage: [String]
     /// One result per clause checked, in the order of `ContractClause.allCases`.
     public let results: [ClauseResult]
     /// How long the whole check took, in seconds.
@@ -33,14 +37,33 @@ public struct ContractReport: Sendable, CustomStringConvertible {
 
     /// The report, one line per clause, with the evidence of each failure indented below it.
     public var description: String {
+        ([summary(naming: classDescription)] + results.map(\.description)).joined(separator: "\n")
+    }
+
+    /// The report of the failed clauses only, the class called `className`: for a learner who
+    /// knows the class by the name they gave it, not by the test's subclass that the kit ran.
+    ///
+    /// ```swift
+    /// Issue.record(Comment(rawValue: report.failuresDescription(naming: "AnnouncingOperation")))
+    /// ```
+    public func failuresDescription(naming className: String? = nil) -> String {
+        ([summary(naming: className ?? classDescription)] + failures.map(\.description)).joined(separator: "\n")
+    }
+
+    /// `MyAppTests.CheckedUpload (a MyApp.AppOperation)`.
+    private var classDescription: String {
+        lineage.first.map { "\(operationType) (a \($0))" } ?? operationType
+    }
+
+    private func summary(naming name: String) -> String {
         let failed = failures.count
         let notChecked = results.filter { $0.verdict == .notChecked }.count
-        var summary = "\(operationType): "
+        var summary = "\(name): "
         summary += failed == 0 ? "keeps the contract" : "\(failed) of \(results.count) clauses failed"
         summary += " (\(results.count - failed - notChecked) passed"
-        summary += notChecked > 0 ? ", \(notChecked) not checked here)" : ")"
+        summary += notChecked > 0 ? ", \(notChecked) not checked)" : ")"
         summary += ", checked in \(formatted(seconds)) s"
-        return ([summary] + results.map(\.description)).joined(separator: "\n")
+        return summary
     }
 }
 
@@ -48,18 +71,19 @@ public struct ContractReport: Sendable, CustomStringConvertible {
 public struct ClauseResult: Sendable, CustomStringConvertible {
     /// The clause.
     public let clause: ContractClause
-    /// Passed, failed, or not checked on this platform.
+    /// Passed, failed, or not checked.
     public let verdict: ClauseVerdict
-    /// What the kit saw: why it failed, or what it could not check, in plain sentences.
+    /// What the kit saw: why it failed, or why it could not check it, in plain sentences.
     public let evidence: [String]
     /// How long checking the clause took, in seconds.
     public let seconds: Double
 
-    /// One line with the verdict, the clause and its chapter; the evidence below it.
+    /// One line with the verdict, the clause's name and summary; the evidence below it, and
+    /// for a failure, what to read about the clause.
     public var description: String {
-        let chapter = "(chapter \(clause.chapter), \(clause.chapterTitle))"
-        let head = "  \(verdict.label) \(clause.summary) \(chapter)"
-        return ([head] + evidence.map { "      - \($0)" }).joined(separator: "\n")
+        let head = "  \(verdict.label) \(clause.rawValue): \(clause.summary)"
+        let read = verdict == .failed ? ["      read: \(clause.reading)"] : []
+        return ([head] + evidence.map { "      - \($0)" } + read).joined(separator: "\n")
     }
 }
 
@@ -69,8 +93,9 @@ public enum ClauseVerdict: String, Sendable, CustomStringConvertible {
     case passed
     /// The operation broke the clause; the evidence says how.
     case failed
-    /// The clause cannot be checked on this platform (the evidence says why), or does not
-    /// apply to this operation (its work cannot end twice, for example).
+    /// The clause could not be checked: on this platform, for this operation (its work cannot
+    /// end twice, say), or because a defect reported under another clause stops it (the
+    /// evidence says which).
     case notChecked
 
     /// `passed`, `failed` or `notChecked`.
@@ -84,10 +109,4 @@ public enum ClauseVerdict: String, Sendable, CustomStringConvertible {
         case .notChecked: "not checked"
         }
     }
-}
-
-/// `seconds` with one decimal.
-func formatted(_ seconds: Double) -> String {
-    let tenths = Int((seconds * 10).rounded())
-    return "\(tenths / 10).\(tenths % 10)"
 }

@@ -34,8 +34,8 @@ public final class ContractWork: Sendable {
         case held
         /// At once: inside `start(then:)`, before it returns; `run()` returns at once.
         case atOnce
-        /// Soon, from another thread: a few milliseconds after it starts, from a global
-        /// dispatch queue — long enough that an operation that finished too early shows it.
+        /// Soon, from another thread: a few milliseconds after it starts, from a thread of the
+        /// kit's own — long enough that an operation that finished too early shows it.
         case soon
         /// When the operation calls `stop()` (or cancels the task running `run()`), inside
         /// that call — or when the kit calls `end()`.
@@ -49,21 +49,24 @@ public final class ContractWork: Sendable {
         var starts = 0
         var startedAt: Int?
         var endedAt: Int?
-        var callback: (@Sendable () -> Void)?
+        var callback: Callback?
         var gate: CheckedContinuation<Void, Never>?
         var gateOpen = false
         var stopRequested = false
         var ranAsync = false
+        var released = false
     }
 
     let ending: Ending
     private let state = Locked(State())
     /// Called at the start of the work, on the thread that starts it (the operation's
-    /// `main()`, usually), before anything else.
+    /// `main()`, usually), once the start is recorded.
     private let onStart: @Sendable (ContractWork) -> Void
     let started = Signal()
     let ended = Signal()
     let stopped = Signal()
+    /// Raised when `start(then:)` returns: work that ended inside it did not deadlock its thread.
+    let startReturned = Signal()
 
     init(ending: Ending, onStart: @escaping @Sendable (ContractWork) -> Void = { _ in }) {
         self.ending = ending
@@ -77,15 +80,21 @@ public final class ContractWork: Sendable {
     /// returns, later on another thread, or twice. A cancelled operation never needs to
     /// call it.
     ///
+    /// `done` need not be `@Sendable`: an operation written before Swift 6 hands its work a
+    /// plain closure, and passes it on here as it is. The kit calls it on other threads, as a
+    /// real request's completion is called.
+    ///
     /// - Parameter done: what your operation does when its work is done, such as calling
     ///   `finish()` or a completion callback.
-    public func start(then done: @escaping @Sendable () -> Void) {
-        begin(async: false, callback: ending == .atOnce ? nil : done)
+    public func start(then done: @escaping () -> Void) {
+        defer { startReturned.raise() }
+        begin(async: false, callback: Callback(done))
+        if released { return endSoon() }
         switch ending {
-        case .atOnce: endNow(calling: done)
-        case .soon: DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { self.end() }
+        case .atOnce: end()
+        case .soon: _ = KitClock.shared.after(0.005) { self.endSoon() }
         case .whenStopped: if stopWasRequested { end() }
-        case .soonAfterStopped: if stopWasRequested { DispatchQueue.global().async { self.end() } }
+        case .soonAfterStopped: if stopWasRequested { endSoon() }
         case .held: break
         }
     }
@@ -97,11 +106,12 @@ public final class ContractWork: Sendable {
     /// does.
     public func run() async {
         begin(async: true, callback: nil)
-        if ending == .atOnce {
-            endNow(calling: nil)
+        if ending == .atOnce || released {
+            state.withLock { $0.endedAt = $0.endedAt ?? Moment.next() }
+            ended.raise()
             return
         }
-        if ending == .soon { DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { self.end() } }
+        if ending == .soon { _ = KitClock.shared.after(0.005) { self.endSoon() } }
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let open = state.withLock { state in
@@ -130,7 +140,7 @@ public final class ContractWork: Sendable {
         guard first else { return }
         stopped.raise()
         if ending == .whenStopped { end() }
-        if ending == .soonAfterStopped { DispatchQueue.global().async { self.end() } }
+        if ending == .soonAfterStopped { endSoon() }
     }
 
     // MARK: - The kit's side
@@ -142,6 +152,7 @@ public final class ContractWork: Sendable {
     var stopWasRequested: Bool { state.withLock { $0.stopRequested } }
     /// Whether the operation ran the work with `run()`, in a task.
     var ranAsync: Bool { state.withLock { $0.ranAsync } }
+    private var released: Bool { state.withLock { $0.released } }
 
     /// Ends the work: calls `done` (on this thread) or lets `run()` return.
     ///
@@ -157,7 +168,7 @@ public final class ContractWork: Sendable {
     func takeEnding() -> (@Sendable () -> Void)? {
         let (callback, gate) = state.withLock { state in
             guard state.endedAt == nil, !state.gateOpen, state.starts > 0 else {
-                return ((@Sendable () -> Void)?.none, CheckedContinuation<Void, Never>?.none)
+                return (Callback?.none, CheckedContinuation<Void, Never>?.none)
             }
             if state.ranAsync {
                 state.gateOpen = true
@@ -170,25 +181,54 @@ public final class ContractWork: Sendable {
         }
         if callback != nil { ended.raise() }
         gate?.resume()
-        return callback
+        guard let callback else { return nil }
+        return { callback.call() }
+    }
+
+    /// The clause that made the work is over: a work still running ends now, and one that
+    /// starts later ends as soon as it starts, from a thread of the kit's own.
+    ///
+    /// An operation that blocks a thread until its work ends gives it back.
+    func release() {
+        let running = state.withLock { state in
+            state.released = true
+            return state.starts > 0 && state.endedAt == nil && !state.gateOpen
+        }
+        if running { endSoon() }
     }
 
     /// Records the start, with the callback that ends the work: one step, so that an `end()`
     /// from another thread finds both or neither.
-    private func begin(async: Bool, callback: (@Sendable () -> Void)?) {
+    private func begin(async: Bool, callback: Callback?) {
         state.withLock { state in
             state.starts += 1
             state.ranAsync = async
             if state.startedAt == nil { state.startedAt = Moment.next() }
             if let callback { state.callback = callback }
         }
-        onStart(self)
         started.raise()
+        onStart(self)
     }
 
-    private func endNow(calling done: (@Sendable () -> Void)?) {
-        state.withLock { $0.endedAt = $0.endedAt ?? Moment.next() }
-        ended.raise()
-        done?()
+    /// Ends the work from a new thread of the kit's own: whatever `done` does, it never holds
+    /// a thread the kit needs.
+    private func endSoon() {
+        onKitThread("OperationContract.work") { self.end() }
     }
+}
+
+/// The operation's `done`, which the kit calls from its own threads.
+///
+/// `@unchecked Sendable`: `done` is only called, never changed, and an operation hands it to
+/// its work to be called back from any thread — the work's completion, in an app, comes from a
+/// network library's thread. A closure that may not be called from another thread is the
+/// operation's own data race, which ThreadSanitizer reports.
+private final class Callback: @unchecked Sendable {
+    private let done: () -> Void
+
+    init(_ done: @escaping () -> Void) {
+        self.done = done
+    }
+
+    func call() { done() }
 }

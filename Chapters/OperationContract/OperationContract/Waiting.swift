@@ -2,10 +2,12 @@ import Dispatch
 import Foundation
 
 // The kit's bounded waits. Every wait ends: an operation under check may deadlock, never
-// finish, or block a getter for ever, and the check must still end with a verdict. Nothing
-// here blocks a thread of Swift's cooperative pool: the kit awaits, and runs anything that
-// may block (`waitUntilFinished()`, a getter behind a lock, `cancel()`) on a thread of its own,
-// which it abandons if the call never returns.
+// finish, block a getter for ever, or hold every thread that Dispatch and Swift's cooperative
+// pool have, and the check must still end with a verdict. So nothing here needs a thread that
+// an operation can take: timeouts fire from a thread of the kit's own (`KitClock`), blocking
+// waits run on threads the kit starts, and a call that may block (a getter behind a lock,
+// `cancel()`, `waitUntilFinished()`) runs on a thread of its own, which the kit abandons if
+// the call never returns.
 //
 // They are written once, here: the package's tests and the workshop's wait with them too,
 // through TestSupport (`package` access: an app that adds the kit sees none of it).
@@ -32,44 +34,132 @@ final class Locked<Value: Sendable>: @unchecked Sendable {
     var current: Value { withLock { $0 } }
 }
 
-/// A one-shot event that the kit awaits with a bound.
-package final class Signal: Sendable {
-    private struct State {
-        var raised = false
-        var waiters: [Int: CheckedContinuation<Bool, Never>] = [:]
-        var nextWaiter = 0
+/// The kit's clock: one thread of its own that fires the timeouts of every async wait.
+///
+/// Not `DispatchQueue.global().asyncAfter`: an operation that blocks the global queues' threads
+/// keeps such a timer from firing until libdispatch adds a thread (about one a second). An
+/// alarm only resumes a continuation; it never runs code that can block.
+final class KitClock: @unchecked Sendable {
+    // @unchecked Sendable: `alarms` and `nextID` are only touched under `condition`.
+    static let shared = KitClock()
+
+    private let condition = NSCondition()
+    private var alarms: [Int: (deadline: Date, action: @Sendable () -> Void)] = [:]
+    private var nextID = 0
+
+    private init() {
+        let thread = Thread { [self] in run() }
+        thread.name = "OperationContract.clock"
+        thread.start()
     }
 
-    private let state = Locked(State())
+    /// Runs `action` on the clock's thread once `seconds` have passed, unless cancelled first.
+    func after(_ seconds: Double, _ action: @escaping @Sendable () -> Void) -> Int {
+        condition.lock()
+        defer { condition.unlock() }
+        nextID += 1
+        alarms[nextID] = (Date(timeIntervalSinceNow: seconds), action)
+        condition.signal()
+        return nextID
+    }
+
+    /// Forgets an alarm that has not fired.
+    func cancel(_ id: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        alarms[id] = nil
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            var due: [@Sendable () -> Void] = []
+            while due.isEmpty {
+                let now = Date()
+                let ready = alarms.filter { $0.value.deadline <= now }
+                for id in ready.keys { alarms[id] = nil }
+                due = ready.values.map(\.action)
+                if !due.isEmpty { break }
+                if let next = alarms.values.map(\.deadline).min() {
+                    _ = condition.wait(until: next)
+                } else {
+                    condition.wait()
+                }
+            }
+            condition.unlock()
+            for action in due { action() }
+        }
+    }
+}
+
+/// A one-shot event that the kit waits for with a bound, blocking a thread of its own
+/// (`waitBlocking(seconds:)`) or suspended (`wait(seconds:)`).
+package final class Signal: @unchecked Sendable {
+    // @unchecked Sendable: `raised`, `waiters` and `nextWaiter` are only touched under `condition`.
+    private let condition = NSCondition()
+    private var raised = false
+    private var waiters: [Int: (continuation: CheckedContinuation<Bool, Never>, alarm: Int)] = [:]
+    private var nextWaiter = 0
 
     package init() {}
 
-    package var isRaised: Bool { state.withLock { $0.raised } }
+    package var isRaised: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return raised
+    }
 
     /// Raises the signal and wakes every waiter; raising it again does nothing.
     package func raise() {
-        let waiters = state.withLock { state in
-            state.raised = true
-            defer { state.waiters = [:] }
-            return Array(state.waiters.values)
+        condition.lock()
+        raised = true
+        let woken = waiters.values
+        waiters = [:]
+        condition.broadcast()
+        condition.unlock()
+        for waiter in woken {
+            KitClock.shared.cancel(waiter.alarm)
+            waiter.continuation.resume(returning: true)
         }
-        for waiter in waiters { waiter.resume(returning: true) }
     }
 
     /// True as soon as the signal is raised; false once `seconds` have passed without it.
+    ///
+    /// Suspends the caller; the timeout comes from the kit's own clock.
     package func wait(seconds: Double) async -> Bool {
-        await withCheckedContinuation { continuation in
-            let id: Int? = state.withLock { state in
-                if state.raised { return nil }
-                state.nextWaiter += 1
-                state.waiters[state.nextWaiter] = continuation
-                return state.nextWaiter
-            }
-            guard let id else { return continuation.resume(returning: true) }
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
-                self.state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: false)
-            }
+        await withCheckedContinuation { continuation in register(continuation, seconds: seconds) }
+    }
+
+    /// The same, blocking the calling thread: for the kit's own threads, never for async code.
+    func waitBlocking(seconds: Double) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: max(0, seconds))
+        condition.lock()
+        defer { condition.unlock() }
+        while !raised {
+            if !condition.wait(until: deadline) { return raised }
         }
+        return true
+    }
+
+    private func register(_ continuation: CheckedContinuation<Bool, Never>, seconds: Double) {
+        condition.lock()
+        if raised {
+            condition.unlock()
+            return continuation.resume(returning: true)
+        }
+        nextWaiter += 1
+        let id = nextWaiter
+        // Under the lock: the alarm cannot fire before the waiter is registered.
+        let alarm = KitClock.shared.after(seconds) { [self] in timeOut(id) }
+        waiters[id] = (continuation, alarm)
+        condition.unlock()
+    }
+
+    private func timeOut(_ id: Int) {
+        condition.lock()
+        let waiter = waiters.removeValue(forKey: id)
+        condition.unlock()
+        waiter?.continuation.resume(returning: false)
     }
 }
 
@@ -115,17 +205,23 @@ enum Moment {
     }
 }
 
+/// Starts `body` on a new thread of the kit's own.
+func onKitThread(_ name: String = "OperationContract", _ body: @escaping @Sendable () -> Void) {
+    let thread = Thread(block: body)
+    thread.name = name
+    thread.start()
+}
+
 /// Runs `body`, which may block, on a thread of its own.
 ///
-/// True if it returned within `seconds`; if not, its thread stays where it is and the check
-/// goes on without it.
+/// True if it returned within `seconds`; if not, its thread stays where it is and the caller
+/// goes on without it. The timeout comes from the kit's own clock.
 package func returns(within seconds: Double, _ body: @escaping @Sendable () -> Void) async -> Bool {
     let returned = Signal()
-    let thread = Thread {
+    onKitThread {
         body()
         returned.raise()
     }
-    thread.start()
     return await returned.wait(seconds: seconds)
 }
 
@@ -137,9 +233,24 @@ package func value<Value: Sendable>(within seconds: Double, _ body: @escaping @S
     return result.current
 }
 
-/// Suspends the check for `seconds` (for "nothing more happens" checks only).
-func pause(_ seconds: Double) async {
-    try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+/// The same bounded calls, blocking: for the kit's own threads (a check runs on them).
+enum Bounded {
+    /// Runs `body` on a thread of its own; true if it returned within `seconds`.
+    static func returns(within seconds: Double, _ body: @escaping @Sendable () -> Void) -> Bool {
+        let returned = Signal()
+        onKitThread {
+            body()
+            returned.raise()
+        }
+        return returned.waitBlocking(seconds: seconds)
+    }
+
+    /// `body`'s value, computed on a thread of its own; nil if it did not return in time.
+    static func value<Value: Sendable>(within seconds: Double, _ body: @escaping @Sendable () -> Value) -> Value? {
+        let result = Locked<Value?>(nil)
+        guard returns(within: seconds, { result.withLock { $0 = body() } }) else { return nil }
+        return result.current
+    }
 }
 
 /// Objects the kit never lets go of.

@@ -33,6 +33,7 @@ final class Watch: Sendable {
     private let learnedMoment = Locked<Int?>(nil)
     let dependentRuns = Tally()
     let completions = Tally()
+    private let armed = Locked(false)
     private let announced = Locked<StateSample?>(nil)
     private let readResult: (@Sendable (Operation) -> ResultShape?)?
     private let resultAnnounced = Locked<ResultShape??>(nil)
@@ -41,6 +42,10 @@ final class Watch: Sendable {
     private let executingHook = Locked<(@Sendable () -> Void)?>(nil)
     #if canImport(ObjectiveC)
         private let observer = Locked<KeyValueObserver?>(nil)
+    #endif
+    #if os(Linux)
+        /// Set up by `attach(holdable: true)`: lets the kit hold Foundation's lock of the operation.
+        let hold = Locked<FoundationLockHold?>(nil)
     #endif
 
     init(_ operation: Operation, readResult: (@Sendable (Operation) -> ResultShape?)? = nil) {
@@ -65,25 +70,54 @@ final class Watch: Sendable {
 
     /// Sets up the dependent, the completion block and (on Darwin) the observer.
     ///
-    /// Call it before the operation is queued.
-    func attach() {
-        let existing = operation.completionBlock
-        operation.completionBlock = { [completions] in
-            existing?()
-            completions.add()
-        }
+    /// Call it before the operation is queued, on a thread the kit can abandon: Foundation
+    /// takes the operation's own lock here, and a subclass may override `completionBlock`.
+    /// With `holdable` (Linux), the completion block lets the kit hold that lock later
+    /// (`FoundationLockHold`).
+    func attach(holdable: Bool = false) {
+        let completions = completions
+        #if os(Linux)
+            if holdable {
+                let hold = FoundationLockHold()
+                self.hold.withLock { $0 = hold }
+                operation.completionBlock = hold.completionBlock { completions.add() }
+            } else {
+                operation.completionBlock = { completions.add() }
+            }
+        #else
+            operation.completionBlock = { completions.add() }
+        #endif
         let dependent = WatchingDependent(of: self)
         dependent.addDependency(operation)
         // A queue of its own: the operation's queue may be serial, suspended, or full.
         let queue = OperationQueue()
         queue.name = "OperationContract.watch"
         queue.addOperation(dependent)
+        // Only now: Foundation asks the dependent `isReady` while it is set up, and the
+        // operation's getters must not be read then (they may never answer).
+        armed.withLock { $0 = true }
         #if canImport(ObjectiveC)
             let observer = KeyValueObserver(of: operation, watch: self)
             self.observer.withLock { $0 = observer }
             observer.start()
         #endif
     }
+
+    #if os(Linux)
+        /// Holds Foundation's lock of the operation (`FoundationLockHold`).
+        ///
+        /// Nil if it could not be taken, or `attach(holdable: true)` did not prepare it. The
+        /// kit must `release()` it.
+        func holdFoundationLock() -> FoundationLockHold? {
+            guard let hold = hold.current else { return nil }
+            let completions = completions
+            guard hold.engage(operation, completion: { completions.add() }) else {
+                hold.release()  // a hold that comes late lets go at once
+                return nil
+            }
+            return hold
+        }
+    #endif
 
     /// Stops observing (Darwin).
     ///
@@ -118,8 +152,17 @@ final class Watch: Sendable {
         #endif
     }
 
+    /// Whether an observer heard "isExecuting" announced as true (Darwin; nil on Linux).
+    var heardExecuting: Bool? {
+        #if canImport(ObjectiveC)
+            return notes.current.contains { $0.key == "isExecuting" && !$0.isPrior && $0.value }
+        #else
+            return nil
+        #endif
+    }
+
     fileprivate func sampleAnnouncement() {
-        guard announced.current == nil else { return }
+        guard armed.current, announced.current == nil else { return }
         let sample = StateSample(of: operation)
         guard sample.isFinished else { return }
         let result = readResult?(operation)
@@ -179,6 +222,74 @@ private final class WatchingDependent: Operation, @unchecked Sendable {
         watch.dependentStarted()
     }
 }
+
+#if os(Linux)
+    /// Holds Foundation's own lock of an operation, to stop it exactly where Foundation reads its
+    /// getters (Linux).
+    ///
+    /// When an operation announces a change, Linux's Foundation reads `isExecuting` (or
+    /// `isFinished`) and then takes the operation's internal lock (swift-corelibs-foundation's
+    /// `Operation.observeValue(forKeyPath:ofObject:)`). While the kit holds that lock, the
+    /// operation stops right there, and the kit reads what Foundation read — on the announcing
+    /// thread, nothing of the kit's could run. The lock is taken by setting the operation's
+    /// `completionBlock`: Foundation's setter releases the old block while it holds the lock,
+    /// and the old block holds a `Key` whose `deinit` waits, on the kit's thread, until the
+    /// kit lets go. (Read from that source; if a later Foundation works otherwise, `engage`
+    /// returns false and the kit checks without it.)
+    final class FoundationLockHold: Sendable {
+        /// Raised when the lock is held.
+        private let engaged = Signal()
+        /// Raised to let go of it.
+        private let released = Signal()
+        private let token = "OperationContract.hold.\(UUID().uuidString)"
+        /// The longest the lock is held, whatever the kit does.
+        private static let longest = 10.0 * ProcessSanitizer.stretch
+
+        /// A completion block that calls `body` and holds the key.
+        func completionBlock(_ body: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+            let key = Key(token: token, engaged: engaged, released: released)
+            return {
+                withExtendedLifetime(key) {}
+                body()
+            }
+        }
+
+        /// Takes Foundation's lock of `operation`, replacing its completion block with one that
+        /// calls `body`; true once the lock is held (the kit must `release()` it).
+        func engage(_ operation: Operation, completion body: @escaping @Sendable () -> Void) -> Bool {
+            let token = token
+            onKitThread("OperationContract.hold") {
+                Thread.current.threadDictionary[token] = true
+                operation.completionBlock = body
+            }
+            return engaged.waitBlocking(seconds: 1 * ProcessSanitizer.stretch)
+        }
+
+        /// Lets go of the lock.
+        func release() { released.raise() }
+
+        /// What the old completion block holds.
+        private final class Key: Sendable {
+            let token: String
+            let engaged: Signal
+            let released: Signal
+
+            init(token: String, engaged: Signal, released: Signal) {
+                self.token = token
+                self.engaged = engaged
+                self.released = released
+            }
+
+            deinit {
+                // Only inside the kit's setter: anywhere else (Foundation's completion run),
+                // it goes at once.
+                guard Thread.current.threadDictionary[token] != nil else { return }
+                engaged.raise()
+                _ = released.waitBlocking(seconds: FoundationLockHold.longest)
+            }
+        }
+    }
+#endif
 
 #if canImport(ObjectiveC)
     /// A key-value observer of "isExecuting" and "isFinished", with prior notifications.

@@ -9,7 +9,7 @@ import OperationContract
 /// kvo pairs checked by hand: `didWithoutWill` leaves out its willChangeValue calls on
 /// purpose (the mistake), and `finishedWhileStillExecuting` announces each key on its own;
 /// every other path announces each key with willChangeValue before and didChangeValue after.
-public final class BrokenOperation: Operation, @unchecked Sendable {
+open class BrokenOperation: Operation, @unchecked Sendable {
     // @unchecked Sendable: `flags`, `handlers` and `kept` are only touched under `lock`
     // (except where `unlockedCancel` is the mistake); the rest are constants.
 
@@ -39,17 +39,26 @@ public final class BrokenOperation: Operation, @unchecked Sendable {
         /// `cancel()` stops the work before it records the cancellation (chapter 3's
         /// FileUploadOperation).
         case workStoppedBeforeTheFlag
-        /// `start()` says it is executing, prepares for 20 ms, then returns early without
-        /// finishing if it was cancelled meanwhile (chapter 3's EarlyReturnOperation; the
-        /// 20 ms make the window wide enough for Linux's race to land in it every time).
+        /// `start()` says it is executing, then returns early without finishing if it was
+        /// cancelled meanwhile (chapter 3's EarlyReturnOperation).
         case earlyReturnAfterStarting
         /// `isReady` is always true: dependencies are ignored.
         case readyIgnoresDependencies
+        /// `isReady` also waits for every dependency to finish, cancelled or not: Foundation
+        /// makes a cancelled operation ready at once, and never asks again when the dependency
+        /// ends.
+        case readyWaitsForDependencies
+        /// `start()` of a cancelled operation announces that it is executing, then finishes it
+        /// without its work.
+        case executingWhenCancelled
         /// `cancel()` copies the state, changes the copy and writes it back in two steps: a
         /// finish in between is lost.
         case unlockedCancel
         /// The operation keeps a closure that captures it, for ever.
         case keepsItselfAlive
+        /// Cancelled while its work runs, the operation keeps a closure that captures it, for
+        /// ever: it leaks on that path only.
+        case leaksWhenCancelledWhileRunning
         /// `didChangeValue(forKey:)` without `willChangeValue(forKey:)` before it.
         case didWithoutWill
         /// The result is recorded after "isFinished" is announced (chapter 6).
@@ -80,7 +89,13 @@ public final class BrokenOperation: Operation, @unchecked Sendable {
     public override var isExecuting: Bool { lock.withLock { flags.executing } }
     public override var isFinished: Bool { lock.withLock { flags.finished } }
     public override var isCancelled: Bool { lock.withLock { flags.cancelled } }
-    public override var isReady: Bool { mistake == .readyIgnoresDependencies ? true : super.isReady }
+    public override var isReady: Bool {
+        switch mistake {
+        case .readyIgnoresDependencies: true
+        case .readyWaitsForDependencies: super.isReady && dependencies.allSatisfy(\.isFinished)
+        default: super.isReady
+        }
+    }
 
     /// The result once finished: a failure if it was cancelled, else a success.
     public var result: Result<Int, CancellationError>? { lock.withLock { stored } }
@@ -95,6 +110,14 @@ public final class BrokenOperation: Operation, @unchecked Sendable {
             return
         case false:
             lock.withLock { stored = .failure(CancellationError()) }
+            if mistake == .executingWhenCancelled {
+                willChangeValue(forKey: "isExecuting")
+                lock.withLock { flags.executing = true }
+                didChangeValue(forKey: "isExecuting")
+                willChangeValue(forKey: "isExecuting")
+                lock.withLock { flags.executing = false }
+                didChangeValue(forKey: "isExecuting")
+            }
             willChangeValue(forKey: "isFinished")
             lock.withLock { flags.finished = true }
             didChangeValue(forKey: "isFinished")
@@ -102,10 +125,7 @@ public final class BrokenOperation: Operation, @unchecked Sendable {
             willChangeValue(forKey: "isExecuting")
             lock.withLock { flags.executing = true }
             didChangeValue(forKey: "isExecuting")
-            if mistake == .earlyReturnAfterStarting {
-                Thread.sleep(forTimeInterval: 0.02)
-                if isCancelled { return }
-            }
+            if mistake == .earlyReturnAfterStarting && isCancelled { return }
             if mistake == .mainUnderTheLock {
                 startLock.withLock { main() }
             } else {
@@ -180,6 +200,7 @@ public final class BrokenOperation: Operation, @unchecked Sendable {
             didChangeValue(forKey: "isFinished")
         }
         if mistake == .cancelFinishesRunning && running { finish() }
+        if mistake == .leaksWhenCancelledWhileRunning && running { lock.withLock { kept = { self.finish() } } }
         super.cancel()
         runHandlers()
     }

@@ -50,35 +50,45 @@ public enum CheckedVersion: String, CaseIterable, Sendable {
 
     /// Runs the kit on the version, waiting `patience` seconds at most for what a correct
     /// operation does at once.
-    public func check(patience: Double = 2) async -> ContractReport {
+    public func check(clauses: [ContractClause] = ContractClause.allCases, patience: Double = 2) async
+        -> ContractReport
+    {
         switch self {
         case .syncOnly:
             // Its work is a closure that main() schedules; it has no way to say the work ended.
-            await checkContract(patience: patience) { work in
+            await checkContract(clauses: clauses, patience: patience) { work in
                 SyncOnlyOperation(after: .seconds(0), work: { work.start(then: {}) })
             }
-        case .concurrentSolutionsBase: await checkContract(patience: patience) { ConcurrentSolutionsBaseChecked($0) }
-        case .asyncAwaitBase: await checkContract(patience: patience) { AsyncAwaitBaseChecked($0) }
-        case .manualState: await checkContract(patience: patience) { ManualStateChecked($0) }
-        case .fileUploadCancel: await checkContract(patience: patience) { FileUploadCancelChecked($0) }
-        case .everythingToKnowBase: await checkContract(patience: patience) { EverythingToKnowBaseChecked($0) }
+        case .concurrentSolutionsBase:
+            await checkContract(clauses: clauses, patience: patience) { ConcurrentSolutionsBaseChecked($0) }
+        case .asyncAwaitBase: await checkContract(clauses: clauses, patience: patience) { AsyncAwaitBaseChecked($0) }
+        case .manualState: await checkContract(clauses: clauses, patience: patience) { ManualStateChecked($0) }
+        case .fileUploadCancel:
+            await checkContract(clauses: clauses, patience: patience) { FileUploadCancelChecked($0) }
+        case .everythingToKnowBase:
+            await checkContract(clauses: clauses, patience: patience) { EverythingToKnowBaseChecked($0) }
         case .asyncAwaitTask:
-            await checkContract(patience: patience, result: \.resultForTheKit) { work in
+            await checkContract(clauses: clauses, patience: patience, result: \.resultForTheKit) { work in
                 AsyncAwaitPost.AsyncOperationWithTask { await work.run() }
             }
         case .swiftGenericsResult:
-            await checkContract(patience: patience, result: \.result) { SwiftGenericsResultChecked($0) }
-        case .asyncOperation: await checkContract(patience: patience) { AsyncOperationChecked($0) }
+            await checkContract(clauses: clauses, patience: patience, result: \.result) {
+                SwiftGenericsResultChecked($0)
+            }
+        case .asyncOperation: await checkContract(clauses: clauses, patience: patience) { AsyncOperationChecked($0) }
         case .completionOperation:
-            await checkContract(patience: patience) { work in
+            await checkContract(clauses: clauses, patience: patience) { work in
                 CompletionOperation(stoppable: { complete, onCancel in
                     onCancel { work.stop() }
                     work.start(then: complete)
                 })
             }
         case .taskOperation:
-            await checkContract(patience: patience, result: \.result) { work in TaskOperation { await work.run() } }
-        case .asyncResultOperation: await checkContract(patience: patience, result: \.result) { AsyncResultChecked($0) }
+            await checkContract(clauses: clauses, patience: patience, result: \.result) { work in
+                TaskOperation { await work.run() }
+            }
+        case .asyncResultOperation:
+            await checkContract(clauses: clauses, patience: patience, result: \.result) { AsyncResultChecked($0) }
         }
     }
 }

@@ -2,14 +2,16 @@ import Foundation
 import OperationContract
 
 /// How `contract-checks` hands a report to the test that ran it: the report as the kit prints
-/// it, then one line per verdict, `contract-verdict <clause> <verdict>`.
+/// it, then one line per verdict, `contract-verdict <clause> <verdict> <seconds>`.
 public enum ReportLines {
     public static let prefix = "contract-verdict "
 
     /// Prints `report`, then its verdicts, and flushes standard output.
     public static func print(_ report: ContractReport) {
         Swift.print(report)
-        for result in report.results { Swift.print("\(prefix)\(result.clause) \(result.verdict)") }
+        for result in report.results {
+            Swift.print("\(prefix)\(result.clause) \(result.verdict) \(result.seconds)")
+        }
         fflush(nil)  // every output stream: the process exits right after
     }
 
@@ -18,7 +20,7 @@ public enum ReportLines {
         var verdicts: [ContractClause: ClauseVerdict] = [:]
         for line in lines where line.hasPrefix(prefix) {
             let words = line.dropFirst(prefix.count).split(separator: " ").map(String.init)
-            guard words.count == 2, let clause = ContractClause(rawValue: words[0]),
+            guard words.count >= 2, let clause = ContractClause(rawValue: words[0]),
                 let verdict = ClauseVerdict(rawValue: words[1])
             else { continue }
             verdicts[clause] = verdict

@@ -15,17 +15,36 @@ struct ContractTests {
     }
 
     #if os(macOS) || os(Linux)
-        // An operation that traps would end the test process: checked in a child process, a trap
-        // fails this test alone.
-        @Test func downloadOperationInAChildProcess() async {
-            await #expect(processExitsWith: .success) {
-                let report = await checkContract(result: \.result) { work in
+        // Each clause in a process of its own: a clause that traps, or leaves a thread
+        // deadlocked, fails alone, and the test shows what its process printed.
+        @Test(arguments: ContractClause.allCases)
+        func downloadOperationClauseByClause(_ clause: ContractClause) async {
+            let child = await #expect(
+                processExitsWith: .success, observing: [\.standardOutputContent, \.standardErrorContent]
+            ) { [clause] in
+                let report = await checkContract(clauses: [clause], result: \.result) { work in
                     DownloadOperation(using: WorkDownloader(work))
                 }
-                if !report.passed {
-                    print(report)
-                    exit(1)
-                }
+                print(report)
+                exit(report.passed ? EXIT_SUCCESS : EXIT_FAILURE)
+            }
+            if let child, child.exitStatus != .exitCode(EXIT_SUCCESS) {
+                let printed = child.standardOutputContent + child.standardErrorContent
+                Issue.record(Comment(rawValue: String(decoding: printed, as: UTF8.self)))
+            }
+        }
+
+        // The same form on an operation whose cancel() traps while it runs: that clause's
+        // process ends with the trap, and its message is there to read; the others pass.
+        @Test func aTrapEndsOnlyItsClausesProcess() async {
+            let trapped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                _ = await checkContract(clauses: [.cancelWhileRunning]) { work in TrappingOperation(work) }
+            }
+            let message = String(decoding: trapped?.standardErrorContent ?? [], as: UTF8.self)
+            #expect(message.contains("cancelled while its download runs"), "\(message)")
+            await #expect(processExitsWith: .success) {
+                let report = await checkContract(clauses: [.executingWhileWorking]) { work in TrappingOperation(work) }
+                exit(report.passed ? EXIT_SUCCESS : EXIT_FAILURE)
             }
         }
     #endif
@@ -60,5 +79,18 @@ final class CheckedAppOperation: AppOperation, @unchecked Sendable {
     override func main() {
         whenCancelled { [work] in work.stop() }
         work.start { self.finish() }
+    }
+}
+
+/// An operation that traps when it is cancelled while it runs: only the clauses that cancel it
+/// then end with the trap.
+final class TrappingOperation: AppOperation, @unchecked Sendable {
+    // @unchecked Sendable: adds only a constant to the app's thread-safe base.
+    let work: ContractWork
+    init(_ work: ContractWork) { self.work = work }
+    override func main() { work.start { self.finish() } }
+    override func cancel() {
+        if isExecuting { fatalError("cancelled while its download runs") }
+        super.cancel()
     }
 }
