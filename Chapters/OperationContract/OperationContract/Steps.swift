@@ -244,12 +244,14 @@ extension Checker {
         #if os(Linux)
             if let hold {
                 // Stopped where Foundation reads the getters: it says executing or finished
-                // there. Neither a moment after start() began: it stopped at an earlier call
-                // into Foundation's lock, or has not started yet.
-                // Read briefly, and never taken as the getters' last word: an operation that
-                // announces while it holds its own lock stops holding it, and its getters wait.
+                // there. Held until the sampler has seen it say one of them (progress, not a
+                // moment: on a loaded machine the operation's thread or the sampler may not
+                // run for a while, and a release before the sampler looked lets "executing" go
+                // unseen). An operation that announces while it holds its own lock keeps its
+                // getters waiting, and one that stops at an earlier call into Foundation's
+                // lock says neither: only the bound ends those.
                 _ = run.wait(began, patience)
-                _ = run.until(settle) { seen.current != nil || (peek(operation)?.isFinished ?? true) }
+                _ = run.until(patience) { seen.current != nil || done.isRaised }
                 hold.release()
             }
         #endif
