@@ -19,11 +19,13 @@ struct Exercise9Tests {
     @Test("a parent sees the operation's progress advance, one step at a time")
     func parentSeesSteps() async {
         let seen = EventLog()
+        let onTheQueue = Flag()
         let lock = NSLock()
         let parent = Progress(totalUnitCount: 1)
         // Each step records what the parent saw when it began: the steps before it, done.
         let operation = ReportingOperation(steps: 4, progressLock: lock) { _ in
             seen.record("\(lock.withLock { parent.fractionCompleted })")
+            if OperationQueue.current != nil { onTheQueue.raise() }
         }
         lock.withLock { parent.addChild(operation.progress, withPendingUnitCount: 1) }
         guard await OperationQueue().runs(operation, within: 5) else {
@@ -43,6 +45,12 @@ struct Exercise9Tests {
         #expect(
             fraction == 1,
             "after the last step, the parent said \(fraction), not 1 (hint: \"Count each step\")")
+        #expect(
+            !onTheQueue.isRaised,
+            """
+            the steps ran on the queue's thread, inside main(): the work runs on a thread of its own \
+            (DispatchQueue.global().async), and main() returns at once (hint: "Count each step")
+            """)
     }
 
     @Test("a step is counted under the tree's lock: while the test holds it, the count waits")
