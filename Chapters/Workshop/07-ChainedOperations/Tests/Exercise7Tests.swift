@@ -50,7 +50,8 @@ struct Exercise7Tests {
             """)
         #expect(
             resolveInput(String.self, from: [number]).problem == "noInput",
-            "only an Int provider: .noInput (hint: \"Find the providers\")")
+            "with only an Int provider, the answer was \(resolveInput(String.self, from: [number])): .noInput (hint: \"Find the providers\")"
+        )
     }
 
     @Test("two providers: .ambiguousInput(providers: 2), not silently the first one; three: providers: 3")
@@ -60,7 +61,7 @@ struct Exercise7Tests {
         let two = resolveInput(String.self, from: Array(providers.prefix(2))).problem
         #expect(
             two == "ambiguousInput(providers: 2)",
-            "with two providers the answer was \(two ?? "an input"): taking one silently is the popular bug (hint: \"Decide\")"
+            "with two providers the answer was \(two ?? "an input"): with more than one, none is chosen (hint: \"Decide\")"
         )
         let three = resolveInput(String.self, from: providers).problem
         #expect(
@@ -106,8 +107,8 @@ struct Exercise7Tests {
         #expect(
             problem == "upstreamFailed(failed)",
             """
-            a provider that failed: .upstreamFailed with its error, not \(problem ?? "an input") (a failure read as \
-            "no output" is the popular bug) (hint: "Decide")
+            a provider that failed gave \(problem ?? "an input"), not .upstreamFailed with its error (hint: \
+            "Decide")
             """)
     }
 
@@ -118,7 +119,11 @@ struct Exercise7Tests {
         #expect(await OperationQueue().runs(upstream))
         #expect(
             resolveInput(String.self, from: [upstream]).problem == "upstreamCancelled",
-            "check isCancelled before the result: a cancelled operation ends with a failure too (hint: \"Decide\")")
+            """
+            a provider that was cancelled (its result: a failure, .cancelled) gave \
+            \(resolveInput(String.self, from: [upstream]).problem ?? "an input"): its own isCancelled decides, before \
+            its result (hint: "Decide")
+            """)
     }
 
     @Test("a provider without a result (not finished, or finished without one) gives .noInput, at once")

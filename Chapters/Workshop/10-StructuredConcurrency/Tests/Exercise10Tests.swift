@@ -184,7 +184,10 @@ struct Exercise10Tests {
         }
         #expect(
             values == (0..<10).map { $0 * 2 },
-            "results must be in the order of the elements, not the order they finished (hint: \"In order\")")
+            """
+            element 0 finished last, and the results were \(values), not \((0..<10).map { $0 * 2 }): in the order of \
+            the elements, not the order they finished (hint: "In order")
+            """)
     }
 
     @Test("a width larger than the count, and an empty input")
