@@ -1,6 +1,7 @@
 // Exercise 6 — a result on every path, also when the queue cancels (about 15 minutes).
 // Chapter 6: Chapters/06-ResultOperations/README.md. Check it: Scripts/workshop check 6
 import AsyncOperations
+import Foundation
 
 /// Why a `RequestOperation` failed.
 public enum RequestError: Error, Equatable {
@@ -8,50 +9,57 @@ public enum RequestError: Error, Equatable {
     case failed(String)
 }
 
-/// Runs `request`, which calls back with a result, and ends with that result.
+/// Runs `request`, which calls back with an answer, and ends with a result that agrees with
+/// `isCancelled`: `.failure(.cancelled)` if it was cancelled, else the request's first answer.
 ///
 /// `OperationQueue.cancelAllOperations()` calls plain `cancel()`, so plain `cancel()` must
-/// work: a cancelled operation ends with `.failure(.cancelled)`, whether it was cancelled
-/// before it started or while its request was running (a cancelled request never calls back).
-/// Whoever learns that it finished — its queue, a dependent — finds the result already there.
+/// work: cancelled before it started, while its request ran (a cancelled request never calls
+/// back), or after the request answered but before the operation finished, it ends with
+/// `.failure(.cancelled)`. Whoever learns that it finished — its queue, a dependent — finds
+/// the result there; before that, `result` is nil.
 ///
-/// `open` so that the tests can watch it, from a subclass, at the moment it finishes.
+/// `open` so that the tests can watch it, from a subclass, at the moments they choose.
 open class RequestOperation: AsyncOperation, @unchecked Sendable {
     // @unchecked Sendable: `request` is a constant; `outcome` is Locked.
     public typealias Request = @Sendable (_ done: @escaping @Sendable (Result<String, RequestError>) -> Void) -> Void
+    typealias Outcome = (answer: Result<String, RequestError>?, result: Result<String, RequestError>?)
 
     private let request: Request
-    private let outcome = Locked<Result<String, RequestError>?>(nil)
+    /// The request's first answer, and the result: decided when the operation finishes.
+    private let outcome = Locked<Outcome>((nil, nil))
 
     public init(_ request: @escaping Request) {
         self.request = request
     }
 
-    /// The result once the operation has finished.
-    public var result: Result<String, RequestError>? { outcome.withLock { $0 } }
-
-    open override func main() {
-        request { result in self.finish(with: result) }
-        // A cancelled request never calls back: the cancellation ends the operation. At once if
-        // the cancel() came before this line — also one that landed while start() was still
-        // starting the operation, which an override of cancel() that looks at isExecuting misses.
-        onCancel { self.finish(with: .failure(.cancelled)) }
+    /// The result once the operation has finished; nil before, even while it is finishing.
+    public var result: Result<String, RequestError>? {
+        // The base's isFinished: it turns true just after willFinish() has decided the result.
+        super.isFinished ? outcome.withLock { $0.result } : nil
     }
 
-    /// Keeps the first result only, then finishes (`finish()` does nothing the second time).
-    public func finish(with result: Result<String, RequestError>) {
+    open override func main() {
+        request { answer in self.finish(with: answer) }
+        // A cancelled request never calls back: the cancel ends the operation, at once if it
+        // came before this line (also one that landed while start() was still starting it).
+        onCancel { self.finish() }
+    }
+
+    /// Keeps the request's first answer, then finishes (`finish()` does nothing the second time).
+    public func finish(with answer: Result<String, RequestError>) {
         outcome.withLock { outcome in
-            if outcome == nil { outcome = result }
+            if outcome.answer == nil { outcome.answer = answer }
         }
         finish()
     }
 
-    public override func cancelledBeforeStart() {
-        // Called by the base's start() just before it finishes: whoever learns "finished"
-        // finds the result. (Not an override of start() that checks isCancelled itself: a
-        // cancel() could land between that check and the base's.)
+    public override func willFinish() {
+        // On every path to finished, just before "finished" is stored: isCancelled can no longer
+        // change (the base ignores a cancel() from here on), so the result agrees with it. Not in
+        // finish(with:): a cancel() could land between the answer and the finish.
+        let cancelled = isCancelled
         outcome.withLock { outcome in
-            if outcome == nil { outcome = .failure(.cancelled) }
+            outcome.result = cancelled ? .failure(.cancelled) : outcome.answer
         }
     }
 }

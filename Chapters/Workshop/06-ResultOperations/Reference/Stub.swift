@@ -1,6 +1,7 @@
 // Exercise 6 — a result on every path, also when the queue cancels (about 15 minutes).
 // Chapter 6: Chapters/06-ResultOperations/README.md. Check it: Scripts/workshop check 6
 import AsyncOperations
+import Foundation
 
 /// Why a `RequestOperation` failed.
 public enum RequestError: Error, Equatable {
@@ -8,46 +9,53 @@ public enum RequestError: Error, Equatable {
     case failed(String)
 }
 
-/// Runs `request`, which calls back with a result, and ends with that result.
+/// Runs `request`, which calls back with an answer, and ends with a result that agrees with
+/// `isCancelled`: `.failure(.cancelled)` if it was cancelled, else the request's first answer.
 ///
 /// `OperationQueue.cancelAllOperations()` calls plain `cancel()`, so plain `cancel()` must
-/// work: a cancelled operation ends with `.failure(.cancelled)`, whether it was cancelled
-/// before it started or while its request was running (a cancelled request never calls back).
-/// Whoever learns that it finished — its queue, a dependent — finds the result already there.
+/// work: cancelled before it started, while its request ran (a cancelled request never calls
+/// back), or after the request answered but before the operation finished, it ends with
+/// `.failure(.cancelled)`. Whoever learns that it finished — its queue, a dependent — finds
+/// the result there; before that, `result` is nil.
 ///
-/// `open` so that the tests can watch it, from a subclass, at the moment it finishes.
+/// `open` so that the tests can watch it, from a subclass, at the moments they choose.
 open class RequestOperation: AsyncOperation, @unchecked Sendable {
     // @unchecked Sendable: `request` is a constant; `outcome` is Locked.
     public typealias Request = @Sendable (_ done: @escaping @Sendable (Result<String, RequestError>) -> Void) -> Void
+    typealias Outcome = (answer: Result<String, RequestError>?, result: Result<String, RequestError>?)
 
     private let request: Request
-    private let outcome = Locked<Result<String, RequestError>?>(nil)
+    /// The request's first answer, and the result: decided when the operation finishes.
+    private let outcome = Locked<Outcome>((nil, nil))
 
     public init(_ request: @escaping Request) {
         self.request = request
     }
 
-    /// The result once the operation has finished.
-    public var result: Result<String, RequestError>? { outcome.withLock { $0 } }
-
-    open override func main() {
-        request { result in self.finish(with: result) }
-        // TODO: cancelled while its request runs, the operation waits for ever: a cancelled
-        // request never calls back. End it with .failure(.cancelled) when it is cancelled:
-        // the base's onCancel(_:) runs a handler then — at once if the cancel came first.
+    /// The result once the operation has finished; nil before, even while it is finishing.
+    public var result: Result<String, RequestError>? {
+        // The base's isFinished: it turns true just after willFinish() has decided the result.
+        super.isFinished ? outcome.withLock { $0.result } : nil
     }
 
-    /// Keeps the first result only, then finishes (`finish()` does nothing the second time).
-    public func finish(with result: Result<String, RequestError>) {
+    open override func main() {
+        request { answer in self.finish(with: answer) }
+        // TODO: cancelled while its request runs, the operation waits for ever: a cancelled
+        // request never calls back. End it when it is cancelled: the base's onCancel(_:) runs a
+        // handler then — at once if the cancel came first.
+    }
+
+    /// Keeps the request's first answer, then finishes (`finish()` does nothing the second time).
+    public func finish(with answer: Result<String, RequestError>) {
         outcome.withLock { outcome in
-            if outcome == nil { outcome = result }
+            if outcome.answer == nil { outcome.answer = answer }
         }
         finish()
     }
 
-    public override func cancelledBeforeStart() {
-        // TODO: cancelled before it starts, the operation finishes without main() — and
-        // without a result. The base calls this method just before it finishes such an
-        // operation: record .failure(.cancelled) here.
+    public override func willFinish() {
+        // TODO: the operation finishes without a result. Decide it here: the base calls this
+        // method on every path to finished (cancelled before it started too), just before
+        // "finished" is stored, once isCancelled can no longer change.
     }
 }

@@ -1,3 +1,4 @@
+import AsyncOperations
 import ChainedOperations
 import Exercise7
 import Foundation
@@ -49,7 +50,8 @@ struct Exercise7Tests {
             """)
         #expect(
             resolveInput(String.self, from: [number]).problem == "noInput",
-            "only an Int provider: .noInput (hint: \"Find the providers\")")
+            "with only an Int provider, the answer was \(resolveInput(String.self, from: [number])): .noInput (hint: \"Find the providers\")"
+        )
     }
 
     @Test("two providers: .ambiguousInput(providers: 2), not silently the first one; three: providers: 3")
@@ -59,7 +61,7 @@ struct Exercise7Tests {
         let two = resolveInput(String.self, from: Array(providers.prefix(2))).problem
         #expect(
             two == "ambiguousInput(providers: 2)",
-            "with two providers the answer was \(two ?? "an input"): taking one silently is the popular bug (hint: \"Decide\")"
+            "with two providers the answer was \(two ?? "an input"): with more than one, none is chosen (hint: \"Decide\")"
         )
         let three = resolveInput(String.self, from: providers).problem
         #expect(
@@ -105,8 +107,8 @@ struct Exercise7Tests {
         #expect(
             problem == "upstreamFailed(failed)",
             """
-            a provider that failed: .upstreamFailed with its error, not \(problem ?? "an input") (a failure read as \
-            "no output" is the popular bug) (hint: "Decide")
+            a provider that failed gave \(problem ?? "an input"), not .upstreamFailed with its error (hint: \
+            "Decide")
             """)
     }
 
@@ -117,7 +119,56 @@ struct Exercise7Tests {
         #expect(await OperationQueue().runs(upstream))
         #expect(
             resolveInput(String.self, from: [upstream]).problem == "upstreamCancelled",
-            "check isCancelled before the result: a cancelled operation ends with a failure too (hint: \"Decide\")")
+            """
+            a provider that was cancelled (its result: a failure, .cancelled) gave \
+            \(resolveInput(String.self, from: [upstream]).problem ?? "an input"): its own isCancelled decides, before \
+            its result (hint: "Decide")
+            """)
+    }
+
+    @Test("a provider without a result (not finished, or finished without one) gives .noInput, at once")
+    func providerWithoutAResult() async {
+        let notRun = Upstream(.success("never delivered"))  // never started: no result yet
+        let silent = Silent()  // finished, and says it has no result
+        #expect(await OperationQueue().runs(silent))
+        for (provider, what) in [
+            (notRun as Operation, "a provider that has not finished"),
+            (silent, "a provider that finished without a result"),
+        ] {
+            // On a thread of its own: an answer that waits for the provider fails instead of hanging.
+            let problem = Locked<String??>(nil)
+            guard
+                await blockingCall(
+                    within: 5, { problem.withLock { $0 = resolveInput(String.self, from: [provider]).problem } })
+            else {
+                Issue.record(
+                    """
+                    with \(what) as the only dependency, resolveInput never returned: it waited for the provider. It \
+                    reads what is there, once (hint: "Decide")
+                    """)
+                continue
+            }
+            let answer = problem.withLock { $0 } ?? nil
+            #expect(
+                answer == "noInput",
+                """
+                \(what), not cancelled (isCancelled is false), gave \(answer ?? "an input"): no result is \
+                .noInput — neither a cancel nor a failure (hint: "Decide")
+                """)
+        }
+    }
+
+    @Test("a provider cancelled before it ever ran (no result yet): .upstreamCancelled")
+    func cancelledProviderWithoutAResult() async {
+        let upstream = Upstream(.success("never delivered"))
+        upstream.cancel()  // never started: cancelled, and no result yet
+        let problem = resolveInput(String.self, from: [upstream]).problem
+        #expect(
+            problem == "upstreamCancelled",
+            """
+            a provider that was cancelled and has no result yet gave \(problem ?? "an input"): its own isCancelled \
+            decides, before its result (hint: "Decide")
+            """)
     }
 
     @Test("a cancelled dependency that provides nothing is ignored: the provider's output is the input")
@@ -138,6 +189,12 @@ struct Exercise7Tests {
 
 enum UpstreamFailure: CancellableFailure {
     case cancelled, failed
+}
+
+/// A provider that finishes like a `BlockOperation` and never has a result.
+private final class Silent: BlockOperation, ResultProducing, @unchecked Sendable {
+    // @unchecked Sendable: no state of its own.
+    var result: Result<String, UpstreamFailure>? { nil }
 }
 
 /// An upstream that finishes with a given result.

@@ -5,9 +5,11 @@ import Foundation
 
 /// Starts every operation at once and completes when the last one has completed.
 ///
-/// `completion` is called exactly once, with the errors in the order of `operations` — also
-/// for an empty list (at once, with `[]`). The operations' completions may arrive on many
-/// threads at the same moment.
+/// `completion` is called exactly once, with the errors in the order of `operations`: for an
+/// empty list at once, with `[]`, before `perform` returns; otherwise by the callback that
+/// completes the last operation, on its thread, before that callback returns. The operations'
+/// completions may arrive on many threads at the same moment, twice, or while `perform` is
+/// still starting the others.
 public struct SafeConcurrentCoordinator: Coordinator {
     public init() {}
 

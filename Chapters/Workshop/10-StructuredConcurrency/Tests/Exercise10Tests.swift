@@ -1,5 +1,6 @@
 import Dispatch
 import Exercise10
+import Foundation
 import StructuredConcurrency
 import TestSupport
 import Testing
@@ -9,33 +10,37 @@ struct Exercise10Tests {
     @Test("width 2, 8 jobs: at most 2 run at once, and all 8 finish")
     func atMostWidth() async {
         let gauge = ConcurrencyGauge()
-        let twoStarted = Counter(target: 2)
-        let threeStarted = Counter(target: 3)
+        let started = Counter(target: 2)
         let open = Flag()
         let finished = Flag()
-        Task {
+        let tasks = TasksOfTheTest()
+        tasks.run {
             _ = try? await limitedMap(Array(1...8), width: 2) { _ in
                 await gauge.measure {
-                    twoStarted.increment()
-                    threeStarted.increment()
-                    _ = await open.wait(seconds: 5)
+                    started.increment()
+                    _ = await open.wait(seconds: 20)  // longer than any bound of the test: it ends them
                 }
             }
             finished.raise()
         }
-        guard await twoStarted.waitForTarget(seconds: 5) else {
+        guard await started.waitForTarget(seconds: 5) else {
+            open.raise()
             Issue.record(
                 "two children never started: start the first `width` before waiting (hint: \"Start width, then one per finished\")"
             )
             return
         }
-        // A correct limit always waits out this short deadline; without one a third starts at once.
-        let thirdStartedEarly = await threeStarted.waitForTarget(seconds: 0.3)
+        // Once everything limitedMap started is waiting, nothing more can start until a child
+        // ends: a third child started by then is one too many.
+        let settled = await tasks.settle()
+        let startedWhileTwoRan = started.value
         open.raise()
         #expect(
-            !thirdStartedEarly,
-            "a third child started while two were still running: start only `width` at first (hint: \"Start width, then one per finished\")"
-        )
+            startedWhileTwoRan <= 2,
+            """
+            while the first two children waited (none had finished), \(startedWhileTwoRan) children had started\
+            \(settled.description): start only `width` at first (hint: "Start width, then one per finished")
+            """)
         guard await finished.wait(seconds: 5) else {
             Issue.record(
                 "limitedMap never returned: does each finished child start the next element? (hint: \"Start width, then one per finished\")"
@@ -55,10 +60,11 @@ struct Exercise10Tests {
         let starts = EventLog()
         let mayEnd = (0..<count).map { _ in Flag() }
         let finished = Flag()
-        Task {
+        let tasks = TasksOfTheTest()
+        tasks.run {
             _ = try? await limitedMap(Array(0..<count), width: 2) { element in
                 starts.record("\(element)")
-                _ = await mayEnd[element].wait(seconds: 5)
+                _ = await mayEnd[element].wait(seconds: 20)  // longer than any bound of the test
             }
             finished.raise()
         }
@@ -89,7 +95,8 @@ struct Exercise10Tests {
                     """)
                 return
             }
-            if await Self.until(seconds: 0.2, { starts.events.count > started + 1 }) {
+            _ = await tasks.settle()
+            if starts.events.count > started + 1 {
                 Issue.record(
                     """
                     when element \(ending) finished, \(starts.events.count - started) elements started: one finished \
@@ -113,18 +120,18 @@ struct Exercise10Tests {
         return true
     }
 
-    @Test("while the running children wait, nothing else runs: elements not started yet do not wait for a slot")
+    @Test("while the running children wait, no other child exists, and nothing wakes up")
     func nothingRunsWhileChildrenWait() async {
-        guard #available(macOS 15.0, iOS 18.0, *) else { return }  // task executors
         // Everything limitedMap runs goes through an executor that counts the jobs it is given:
         // while two children wait for the test and nothing finishes, a width limit has nothing
         // to do. Children created ahead of their turn that check for a free slot now and then
         // keep waking up — and exist, every one of them, from the start.
-        let executor = CountingExecutor()
+        let tasks = TasksOfTheTest()
+        guard tasks.canWatch else { return }  // task executors: macOS 15, iOS 18
         let twoStarted = Counter(target: 2)
         let open = Flag()
         let finished = Flag()
-        Task(executorPreference: executor) {
+        tasks.run {
             _ = try? await limitedMap(Array(0..<6), width: 2) { _ in
                 twoStarted.increment()
                 _ = await open.wait(seconds: 10)
@@ -138,18 +145,30 @@ struct Exercise10Tests {
             )
             return
         }
-        try? await Task.sleep(for: .milliseconds(100))  // the group settles into its wait
-        let before = executor.jobs.value
-        try? await Task.sleep(for: .milliseconds(500))
-        let woke = executor.jobs.value - before
+        let settled = await tasks.settle()
+        let children = tasks.taskCount - 1  // all but the task that called limitedMap
+        guard children <= 2 else {
+            open.raise()
+            Issue.record(
+                """
+                while the first two children waited (none had finished), limitedMap had created \(children) child \
+                tasks: only `width` of them may exist until one finishes — elements created ahead of their turn, waiting \
+                for a slot, still cost a task each (hint: "Start width, then one per finished")
+                """)
+            return
+        }
+        let before = tasks.jobs
+        try? await Task.sleep(for: .milliseconds(300))
+        let woke = tasks.jobs - before
         open.raise()
+        let seen = settled.settled ? "woke up \(woke) times in 0.3 s" : "never stopped running\(settled.description)"
         #expect(
-            woke == 0,
+            settled.settled && woke == 0,
             """
-            while two children waited and none finished, limitedMap's tasks woke up \(woke) times in half a second: \
-            elements that wait for a slot by checking now and then (sleep, check, sleep) keep a processor busy, and \
-            all of them exist from the start. Start a child only when a slot is free — one per finished child — \
-            so that waiting costs nothing (hint: "Start width, then one per finished")
+            while two children waited and none finished, limitedMap's tasks \(seen): elements that wait for a slot \
+            by checking now and then (sleep, check, sleep) keep a processor busy, and all of them exist from the \
+            start. Start a child only when a slot is free — one per finished child — so that waiting costs nothing \
+            (hint: "Start width, then one per finished")
             """)
         #expect(
             await finished.wait(seconds: 5),
@@ -165,7 +184,10 @@ struct Exercise10Tests {
         }
         #expect(
             values == (0..<10).map { $0 * 2 },
-            "results must be in the order of the elements, not the order they finished (hint: \"In order\")")
+            """
+            element 0 finished last, and the results were \(values), not \((0..<10).map { $0 * 2 }): in the order of \
+            the elements, not the order they finished (hint: "In order")
+            """)
     }
 
     @Test("a width larger than the count, and an empty input")
@@ -174,6 +196,68 @@ struct Exercise10Tests {
         #expect(wide == [2, 3, 4], "width 10, three elements: \(wide) (hint: \"Start width, then one per finished\")")
         let empty = try await limitedMap([Int](), width: 2) { $0 }
         #expect(empty.isEmpty, "no elements: no results (hint: \"Start width, then one per finished\")")
+    }
+
+    @Test("width 2: an error cancels the child still running, and no element starts after it")
+    func errorCancelsTheRunning() async {
+        struct Failed: Error {}
+        let starts = EventLog()
+        let zeroRuns = Flag()
+        let zeroCancelled = Flag()
+        let ended = EventLog()
+        let finished = Flag()
+        Task {
+            do {
+                _ = try await limitedMap(Array(0..<6), width: 2) { element in
+                    starts.record("\(element)")
+                    switch element {
+                    case 0:
+                        zeroRuns.raise()
+                        // Runs until it is cancelled (20 s at most: longer than the test's bounds).
+                        await withTaskCancellationHandler {
+                            _ = await zeroCancelled.wait(seconds: 20)
+                        } onCancel: {
+                            zeroCancelled.raise()
+                        }
+                    case 1:
+                        _ = await zeroRuns.wait(seconds: 20)
+                        throw Failed()
+                    default: break
+                    }
+                }
+                ended.record("returned")
+            } catch {
+                ended.record(error is Failed ? "threw" : "threw \(error)")
+            }
+            finished.raise()
+        }
+        guard await finished.wait(seconds: 5) else {
+            Issue.record(
+                """
+                element 1 threw while element 0 ran, and 5 s later limitedMap had not returned\
+                \(zeroCancelled.isRaised ? "" : "; element 0 was never cancelled"): leaving the group cancels the \
+                children still running (hint: "An error stops the rest")
+                """)
+            return
+        }
+        #expect(
+            ended.events == ["threw"],
+            """
+            element 1 threw, and limitedMap \(ended.events.first ?? "never ended"): it rethrows the child's error (hint: \
+            "An error stops the rest")
+            """)
+        #expect(
+            zeroCancelled.isRaised,
+            """
+            element 1 threw while element 0 ran, and element 0 was never cancelled: let the error leave the group, \
+            which cancels the children still running (hint: "An error stops the rest")
+            """)
+        #expect(
+            starts.events.sorted() == ["0", "1"],
+            """
+            element 1 threw while element 0 ran, and elements \(starts.events) started: none starts after the error \
+            (hint: "An error stops the rest")
+            """)
     }
 
     @Test("an error is rethrown, and no element starts after it")
@@ -197,16 +281,99 @@ struct Exercise10Tests {
     }
 }
 
-/// An executor that counts the jobs it is given, and runs them on a dispatch queue.
+/// Runs the code under test in a task whose jobs, and its children's, all go through an executor
+/// of the test's, where task executors exist (macOS 15, iOS 18, Linux): the test can then tell
+/// when everything that task started is waiting for something.
+final class TasksOfTheTest: Sendable {
+    private let executor: (any Sendable)?
+
+    init() {
+        if #available(macOS 15.0, iOS 18.0, *) { executor = WatchedExecutor() } else { executor = nil }
+    }
+
+    /// Whether the jobs are watched (task executors exist here).
+    var canWatch: Bool { executor != nil }
+
+    /// How many jobs the task and its children have been given so far (0 if not watched).
+    var jobs: Int {
+        guard #available(macOS 15.0, iOS 18.0, *), let executor = executor as? WatchedExecutor else { return 0 }
+        return executor.jobs
+    }
+
+    /// How many tasks — the one `run` made, and the children it created — have run so far (0 if
+    /// not watched).
+    var taskCount: Int {
+        guard #available(macOS 15.0, iOS 18.0, *), let executor = executor as? WatchedExecutor else { return 0 }
+        return executor.taskCount
+    }
+
+    /// Runs `body` in a new task, on the watched executor where there is one.
+    func run(_ body: @escaping @Sendable () async -> Void) {
+        if #available(macOS 15.0, iOS 18.0, *), let executor = executor as? WatchedExecutor {
+            Task(executorPreference: executor) { await body() }
+        } else {
+            Task { await body() }
+        }
+    }
+
+    /// What `settle()` saw.
+    struct Settled {
+        /// True once no job was left to run; false if jobs kept coming for 5 s.
+        let settled: Bool
+        /// How it decided, for a message: "" when it saw the tasks settle.
+        let description: String
+    }
+
+    /// Waits until no job of the task or its children is left to run: each is waiting for
+    /// something that only the test can do. Where jobs are not watched, waits 0.3 s instead.
+    func settle() async -> Settled {
+        guard #available(macOS 15.0, iOS 18.0, *), let executor = executor as? WatchedExecutor else {
+            try? await Task.sleep(for: .milliseconds(300))
+            return Settled(settled: true, description: " (0.3 s after the second started)")
+        }
+        let deadline = ContinuousClock.now + .seconds(5 * boundStretch)
+        var quietLooks = 0  // two looks in a row with nothing pending and no new job between them
+        var lastJobs = -1
+        while ContinuousClock.now < deadline {
+            let (pending, jobs) = executor.state
+            quietLooks = pending == 0 && jobs == lastJobs ? quietLooks + 1 : 0
+            if quietLooks >= 2 { return Settled(settled: true, description: "") }
+            lastJobs = jobs
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return Settled(settled: false, description: " (its tasks kept running for 5 s)")
+    }
+}
+
+/// An executor that runs the jobs it is given on a dispatch queue, and counts them: how many it
+/// was given, and how many have not finished running.
 @available(macOS 15.0, iOS 18.0, *)
-final class CountingExecutor: TaskExecutor, @unchecked Sendable {
-    // @unchecked Sendable: `jobs` is a thread-safe counter; the queue is thread-safe.
-    let jobs = Counter()
-    private let queue = DispatchQueue(label: "exercise10-counted", attributes: .concurrent)
+final class WatchedExecutor: TaskExecutor, @unchecked Sendable {
+    // @unchecked Sendable: `counts` is only touched under `lock`; the queue is thread-safe.
+    private let lock = NSLock()
+    private var counts = (pending: 0, given: 0)
+    private var tasks: Set<String> = []
+    private let queue = DispatchQueue(label: "exercise10-watched", attributes: .concurrent)
+
+    /// Jobs given and not finished yet, and jobs given in all.
+    var state: (pending: Int, given: Int) { lock.withLock { counts } }
+    var jobs: Int { state.given }
+
+    /// How many tasks have had a job run here: a job's description names its task's id
+    /// ("ExecutorJob(id: 3)"; an actor's own job says "id: nil").
+    var taskCount: Int { lock.withLock { tasks.count } }
 
     func enqueue(_ job: consuming ExecutorJob) {
-        jobs.increment()
+        let task = job.description
+        lock.withLock {
+            counts.pending += 1
+            counts.given += 1
+            if !task.hasSuffix("(id: nil)") { tasks.insert(task) }  // an actor's job names no task
+        }
         let job = UnownedJob(job)
-        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        queue.async {
+            job.runSynchronously(on: self.asUnownedTaskExecutor())
+            self.lock.withLock { self.counts.pending -= 1 }
+        }
     }
 }
