@@ -17,6 +17,10 @@ public enum Command: Equatable, Sendable {
     /// file (the file's own version kept, as by `reset`), or saves the file's change to the
     /// solution as that variant.
     case variant(Int, String, save: Bool)
+    /// For the workshop's authors: checks the mutants of the exercises' solutions (all of them,
+    /// or those named); lists them only; writes the scores into the workshop's page; only the
+    /// mutants whose name contains a text.
+    case mutants([Int], list: Bool, save: Bool, only: String?)
 
     /// The commands, as `help` and a usage error list them.
     public static let usage = """
@@ -46,6 +50,11 @@ public enum Command: Equatable, Sendable {
                                               exercise N's file; what was there is kept, as by reset
           variant N WrongAnswers/NAME --save  saves the file's change to the solution as that
                                               variant (a new one gets a header to fill in)
+          mutants [N…]  checks each mechanical variant of the solutions (of exercises N…): those
+                        that change what the exercise asks must fail, the equivalent ones pass;
+                        prints each exercise's score and the survivors. --list only lists them,
+                        --only TEXT checks those whose name contains TEXT, --save writes the
+                        scores into Chapters/Workshop/README.md
 
         N is the exercise's number, as in its folder (2 or 02). A check that runs out of time is
         stopped, with every process it started, and says what that usually means.
@@ -101,6 +110,27 @@ public enum Command: Equatable, Sendable {
                 numbers.append(value)
             }
             self = .verify(numbers)
+        case "mutants":
+            var numbers: [Int] = []
+            var (list, save, only) = (false, false, String?.none)
+            var words = rest[...]
+            while let word = words.popFirst() {
+                switch word {
+                case "--list": list = true
+                case "--save": save = true
+                case "--only":
+                    guard let text = words.popFirst() else { throw WorkshopError("--only needs a text", status: 2) }
+                    only = text
+                default:
+                    guard let value = Int(word), exercises.contains(value), word.allSatisfy(\.isNumber) else {
+                        throw WorkshopError(
+                            "'\(word)' is not an exercise's number (the exercises: \(Self.list(exercises)))", status: 2)
+                    }
+                    numbers.append(value)
+                }
+            }
+            if save, only != nil { throw WorkshopError("--save writes whole scores: not with --only", status: 2) }
+            self = .mutants(numbers, list: list, save: save, only: only)
         case "help", "--help", "-h":
             try noMore(after: 0)
             self = .help
