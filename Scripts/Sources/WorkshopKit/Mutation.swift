@@ -41,6 +41,30 @@ public struct EquivalentMutants: Sendable {
         exercise.reference.appendingPathComponent("EquivalentMutants.md")
     }
 
+    /// Records mutant `name` of `exercise`'s solution in its file, with `reason` (a new file
+    /// gets a heading); throws if the solution has no such mutant.
+    public static func record(_ name: String, because reason: String, of exercise: Exercise) throws {
+        let solution = try String(contentsOf: exercise.solution, encoding: .utf8)
+        guard Mutant.all(of: solution).contains(where: { $0.name == name }) else {
+            throw WorkshopError(
+                "exercise \(exercise.number) has no mutant `\(name)` (`mutants \(exercise.number) --list` names them)")
+        }
+        let heading = """
+            # Exercise \(exercise.number): equivalent mutants
+
+            Mutants of Reference/Solution.swift that change nothing the exercise asks for, and why
+            (`Scripts/workshop mutants \(exercise.number)` counts them as equivalents: they must pass).
+            """
+        // Recorded again, a mutant keeps one item: the new reason replaces the old one.
+        let lines = ((try? String(contentsOf: file(of: exercise), encoding: .utf8)) ?? heading)
+            .split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("- `\(name)` —") }
+        let kept = lines.joined(separator: "\n").trimmingCharacters(in: .newlines)
+        let text =
+            kept + (kept.split(separator: "\n").last?.hasPrefix("- ") == true ? "\n" : "\n\n")
+            + "- `\(name)` — \(reason)\n"
+        try text.write(to: file(of: exercise), atomically: true, encoding: .utf8)
+    }
+
     public static func read(_ exercise: Exercise) -> EquivalentMutants {
         EquivalentMutants(text: (try? String(contentsOf: file(of: exercise), encoding: .utf8)) ?? "")
     }

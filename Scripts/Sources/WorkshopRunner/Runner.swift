@@ -94,6 +94,11 @@
                 return try variant(workshop.exercise(number)!, name: name, save: save)
             case .mutants(let numbers, let list, let save, let only):
                 return try mutants(numbers, list: list, save: save, only: only)
+            case .equivalent(let number, let name, let reason):
+                let exercise = workshop.exercise(number)!
+                try EquivalentMutants.record(name, because: reason, of: exercise)
+                terminal.say("Recorded in \(explainer.path(EquivalentMutants.file(of: exercise))).")
+                return 0
             }
         }
 

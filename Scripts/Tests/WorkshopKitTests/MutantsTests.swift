@@ -151,6 +151,36 @@ struct MutantsTests {
         #expect(listed.problems.count == 3, "\(listed.problems)")
     }
 
+    @Test("`equivalent N NAME REASON` records a mutant of the solution, once, in the file the score reads")
+    func recordAnEquivalent() throws {
+        // A repository with one exercise: its folder, its file, its solution (exercise 8's).
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("equivalent-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("Chapters/Workshop/08-Coordinators")
+        for path in ["Exercise8", "Reference"] {
+            try FileManager.default.createDirectory(
+                at: folder.appendingPathComponent(path), withIntermediateDirectories: true)
+        }
+        try "".write(
+            to: root.appendingPathComponent("Chapters/Workshop/Package.swift"), atomically: true, encoding: .utf8)
+        try "".write(to: folder.appendingPathComponent("Exercise8/A.swift"), atomically: true, encoding: .utf8)
+        let solution = try String(contentsOf: try repositoryExercise(8).solution, encoding: .utf8)
+        try solution.write(
+            to: folder.appendingPathComponent("Reference/Solution.swift"), atomically: true, encoding: .utf8)
+        let exercise = try #require(try Workshop(root: root).exercise(8))
+        let name = try #require(Mutant.all(of: solution).first { $0.name.hasPrefix("swap in complete") }).name
+        try EquivalentMutants.record(name, because: "the count is read only after both.", of: exercise)
+        try EquivalentMutants.record(name, because: "again.", of: exercise)
+        let listed = EquivalentMutants.read(exercise)
+        #expect(listed.reasons[name] == "again." && listed.problems.isEmpty)
+        let text = try String(contentsOf: EquivalentMutants.file(of: exercise), encoding: .utf8)
+        #expect(text.hasPrefix("# Exercise 8: equivalent mutants"))
+        #expect(text.hasSuffix("they must pass).\n\n- `\(name)` — again.\n"), "\(text)")
+        #expect(throws: WorkshopError.self) {
+            try EquivalentMutants.record("swap in nothing: a ⇄ b", because: "none.", of: exercise)
+        }
+    }
+
     @Test("the score: rejected of those that change behaviour, accepted of the equivalents; the rest reported")
     func score() {
         func mutant(_ name: String, rewrite: Bool = false) -> Mutant {

@@ -82,7 +82,13 @@ struct RunnerPartsTests {
         #expect(
             try Command(arguments: ["mutants", "8", "--only", "swap", "--list"], exercises: exercises)
                 == .mutants([8], list: true, save: false, only: "swap"))
-        for wrong in [["mutants", "11"], ["mutants", "--only"], ["mutants", "--only", "x", "--save"]] {
+        #expect(
+            try Command(arguments: ["equivalent", "8", "swap in init: a ⇄ b", "both set first"], exercises: exercises)
+                == .equivalent(8, name: "swap in init: a ⇄ b", reason: "both set first"))
+        for wrong in [
+            ["mutants", "11"], ["mutants", "--only"], ["mutants", "--only", "x", "--save"],
+            ["equivalent", "8", "name"],
+        ] {
             #expect(throws: WorkshopError.self) { try Command(arguments: wrong, exercises: exercises) }
         }
     }
