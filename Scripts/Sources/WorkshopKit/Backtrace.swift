@@ -20,12 +20,6 @@ public struct Backtrace: Equatable, Sendable {
             self.line = line
         }
 
-        /// Foundation's own code (or libdispatch's), not the learner's.
-        public var isLibrary: Bool {
-            guard let image else { return false }
-            return Self.libraries.contains { image.hasPrefix($0) }
-        }
-
         /// The library's name as a learner knows it: "Foundation", "libdispatch".
         public var libraryName: String? {
             guard let image else { return nil }

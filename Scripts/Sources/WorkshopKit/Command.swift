@@ -17,6 +17,12 @@ public enum Command: Equatable, Sendable {
     /// file (the file's own version kept, as by `reset`), or saves the file's change to the
     /// solution as that variant.
     case variant(Int, String, save: Bool)
+    /// For the workshop's authors: checks the mutants of the exercises' solutions (all of them,
+    /// or those named); lists them only; writes the scores into the workshop's page; only the
+    /// mutants whose name contains a text.
+    case mutants([Int], list: Bool, save: Bool, only: String?)
+    /// For the workshop's authors: records a mutant of exercise N as equivalent, with why.
+    case equivalent(Int, name: String, reason: String)
 
     /// The commands, as `help` and a usage error list them.
     public static let usage = """
@@ -46,6 +52,13 @@ public enum Command: Equatable, Sendable {
                                               exercise N's file; what was there is kept, as by reset
           variant N WrongAnswers/NAME --save  saves the file's change to the solution as that
                                               variant (a new one gets a header to fill in)
+          mutants [N…]  checks each mechanical variant of the solutions (of exercises N…): those
+                        that change what the exercise asks must fail, the equivalent ones pass;
+                        prints each exercise's score and the survivors. --list only lists them,
+                        --only TEXT checks those whose name contains TEXT, --save writes the
+                        scores into Chapters/Workshop/README.md
+          equivalent N "NAME" "REASON"  records mutant NAME of exercise N as equivalent, because
+                        REASON, in its Reference/EquivalentMutants.md
 
         N is the exercise's number, as in its folder (2 or 02). A check that runs out of time is
         stopped, with every process it started, and says what that usually means.
@@ -58,6 +71,17 @@ public enum Command: Equatable, Sendable {
         }
         let rest = Array(arguments.dropFirst())
 
+        func exercise(_ text: String) throws -> Int {
+            guard let value = Int(text), value >= 0, text.allSatisfy(\.isNumber) else {
+                throw WorkshopError(
+                    "'\(text)' is not an exercise's number (the exercises: \(Self.list(exercises)))", status: 2)
+            }
+            guard exercises.contains(value) else {
+                throw WorkshopError("there is no exercise \(text) (the exercises: \(Self.list(exercises)))", status: 2)
+            }
+            return value
+        }
+
         func number(required: Bool) throws -> Int? {
             guard let text = rest.first else {
                 if required {
@@ -67,14 +91,7 @@ public enum Command: Equatable, Sendable {
                 }
                 return nil
             }
-            guard let value = Int(text), value >= 0, text.allSatisfy(\.isNumber) else {
-                throw WorkshopError(
-                    "'\(text)' is not an exercise's number (the exercises: \(Self.list(exercises)))", status: 2)
-            }
-            guard exercises.contains(value) else {
-                throw WorkshopError("there is no exercise \(text) (the exercises: \(Self.list(exercises)))", status: 2)
-            }
-            return value
+            return try exercise(text)
         }
 
         func noMore(after count: Int) throws {
@@ -92,15 +109,30 @@ public enum Command: Equatable, Sendable {
             try noMore(after: 0)
             self = .next
         case "verify":
-            var numbers: [Int] = []
-            for text in rest {
-                guard let value = Int(text), exercises.contains(value), text.allSatisfy(\.isNumber) else {
-                    throw WorkshopError(
-                        "'\(text)' is not an exercise's number (the exercises: \(Self.list(exercises)))", status: 2)
-                }
-                numbers.append(value)
-            }
+            let numbers = try rest.map(exercise)
             self = .verify(numbers)
+        case "mutants":
+            var numbers: [Int] = []
+            var (list, save, only) = (false, false, String?.none)
+            var words = rest[...]
+            while let word = words.popFirst() {
+                switch word {
+                case "--list": list = true
+                case "--save": save = true
+                case "--only":
+                    guard let text = words.popFirst() else { throw WorkshopError("--only needs a text", status: 2) }
+                    only = text
+                default: numbers.append(try exercise(word))
+                }
+            }
+            if save, only != nil { throw WorkshopError("--save writes whole scores: not with --only", status: 2) }
+            self = .mutants(numbers, list: list, save: save, only: only)
+        case "equivalent":
+            let value = try number(required: true)!
+            guard rest.count == 3, !rest[1].isEmpty, !rest[2].isEmpty else {
+                throw WorkshopError("equivalent takes an exercise's number, a mutant's name and a reason", status: 2)
+            }
+            self = .equivalent(value, name: rest[1], reason: rest[2])
         case "help", "--help", "-h":
             try noMore(after: 0)
             self = .help

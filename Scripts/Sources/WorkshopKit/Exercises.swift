@@ -33,6 +33,10 @@ public struct Exercise: Equatable, Sendable {
     }
     /// The module of its tests, as the event stream names it.
     public var testModule: String { "Exercise\(number)Tests" }
+    /// The contract kit's suite, if the exercise has one (`Tests/ExerciseNContractTests.swift`,
+    /// suite `ExerciseNContractTests`): a check runs it only once the exercise's own tests
+    /// pass, in the run that confirms the pass (a `--skip` pattern).
+    public var contractSuite: String { "\(testModule)\\.Exercise\(number)ContractTests" }
     /// The chapter's executable.
     public var chapterProduct: String { "chapter\(number)" }
 }

@@ -7,7 +7,7 @@ import Foundation
 #endif
 
 /// Turns what the runner concluded into what the learner reads: what happened, the evidence
-/// (the test, the issue, the compiler's notes), what it usually means in this exercise, and
+/// (the test, the issue, the compiler's notes), the exercise's hint for what was seen, and
 /// what to do next.
 public struct Explainer: Sendable {
     /// Where the command was run: paths are printed relative to it.
@@ -52,7 +52,9 @@ public struct Explainer: Sendable {
         var lines = explainVerdict(judgement, of: exercise, notes: notes, time: time)
         switch judgement.failedConfirmation {
         case .raceDetector?:
-            lines.insert("The tests passed; run again under ThreadSanitizer, which watches every memory access:", at: 0)
+            lines.insert(
+                "The tests passed; then not in the second run, under ThreadSanitizer (which watches every memory access):",
+                at: 0)
         case .again?:
             lines.insert(
                 "The tests passed once, then not when run again: the answer works only some of the time (a race, or a guess of how long something takes).",
@@ -68,13 +70,25 @@ public struct Explainer: Sendable {
     {
         switch judgement.verdict {
         case .passes:
-            let twice =
+            var twice =
                 switch judgement.confirmedBy {
                 case .raceDetector?: ", twice — the second time under ThreadSanitizer, which saw no data race"
                 case .again?: ", twice"
                 case nil: ""
                 }
-            return ["✔ Exercise \(exercise.number) passes: all \(judgement.passedCount) of its tests\(twice)\(time)."]
+            let more = judgement.confirmationCount - judgement.passedCount
+            if judgement.confirmedBy != nil, more > 0 {
+                twice += ", and the contract kit's \(more == 1 ? "test" : "\(more) tests") in the second run"
+            }
+            var lines = [
+                "✔ Exercise \(exercise.number) passes: all \(judgement.passedCount) of its tests\(twice)\(time)."
+            ]
+            if judgement.mutexReportsSetAside > 0 {
+                lines.append(
+                    "  (ThreadSanitizer's \(judgement.mutexReportsSetAside) report(s) inside Mutex.withLock were set aside: on Linux it cannot see Mutex hand the lock over. Chapters/Workshop/README.md says how they are recognised.)"
+                )
+            }
+            return lines
         case .fails:
             let failed = judgement.failures.count
             let total = failed + judgement.passedCount
@@ -93,7 +107,7 @@ public struct Explainer: Sendable {
         case .ranOutOfTime:
             return timeOut(judgement.timeOut, of: exercise, notes: notes)
         case .dataRace:
-            return dataRace(judgement.races, of: exercise, notes: notes)
+            return dataRace(judgement.races, failed: judgement.failures.count, of: exercise, notes: notes)
         }
     }
 
@@ -126,12 +140,12 @@ public struct Explainer: Sendable {
         var lines: [String] = []
         let signal = crash.signal.map { " with \(Self.describe(signal: $0))" } ?? ""
         if let culprit = crash.culprit {
-            lines.append("✘ The tests crashed\(signal), in the test “\(culprit.displayName)” (\(culprit.name)).")
+            lines.append("✘ The tests crashed\(signal), in the test “\(culprit.displayName)”.")
         } else if crash.running.isEmpty {
             lines.append("✘ The tests crashed\(signal), before any test started.")
         } else {
             lines.append("✘ The tests crashed\(signal), while these tests ran:")
-            lines += crash.running.map { "    “\($0.displayName)” (\($0.name))" }
+            lines += crash.running.map { "    “\($0.displayName)”" }
         }
         lines += place(of: crash.backtrace, in: exercise)
         if !crash.reason.isEmpty {
@@ -187,7 +201,7 @@ public struct Explainer: Sendable {
             lines[0] += ","
             lines.append("    called from your code: \(location(own)).")
         } else {
-            lines[0] += " (none of the frames is in your file)."
+            lines[0] += " (the crash report names no line of your file)."
         }
         return lines
     }
@@ -199,9 +213,10 @@ public struct Explainer: Sendable {
         return file.hasPrefix("/") ? path(URL(fileURLWithPath: file)) : file
     }
 
-    func dataRace(_ races: [DataRace], of exercise: Exercise, notes: ExerciseNotes) -> [String] {
+    func dataRace(_ races: [DataRace], failed: Int, of exercise: Exercise, notes: ExerciseNotes) -> [String] {
+        let tests = failed == 0 ? "The tests pass, but" : "\(failed) test\(failed == 1 ? "" : "s") failed (above), and"
         var lines = [
-            "✘ The tests pass, but ThreadSanitizer saw a data race: two threads used the same memory at the same time, at least one of them writing, with nothing (a lock, a queue) between them. The tests cannot see it every time; the program can crash or lose a change any time."
+            "✘ \(tests) ThreadSanitizer saw a data race: two threads used the same memory at the same time, at least one of them writing, with nothing (a lock, a queue) between them. The tests cannot see it every time; the program can crash or lose a change any time."
         ]
         for (number, race) in races.prefix(2).enumerated() {
             if races.count > 1 { lines.append("  Race \(number + 1) of \(races.count):") }
@@ -219,7 +234,7 @@ public struct Explainer: Sendable {
         if races.count > 2 { lines.append("  … and \(races.count - 2) more.") }
         lines.append("  Chapter \(exercise.number) explains it: \(path(exercise.chapterReadme))")
         return lines
-            + ending(notes.race, titled: "What that usually means in exercise \(exercise.number):", of: exercise)
+            + ending(notes.race, titled: "A hint for exercise \(exercise.number) (Reference/Race.md):", of: exercise)
     }
 
     func timeOut(_ timeOut: Judgement.TimeOut?, of exercise: Exercise, notes: ExerciseNotes) -> [String] {
@@ -235,7 +250,7 @@ public struct Explainer: Sendable {
             lines.append("  No test had started.")
         } else {
             lines.append("  These had not ended:")
-            lines += timeOut.unfinished.map { "    “\($0.displayName)” (\($0.name))" }
+            lines += timeOut.unfinished.map { "    “\($0.displayName)”" }
         }
         if let issue = timeOut.lastIssue {
             lines.append("  The last issue a test recorded before that:")
@@ -251,7 +266,7 @@ public struct Explainer: Sendable {
             if let culprit, timeOut.reproducedAlone == true { lines.append("  Run alone, \(culprit) looped too.") }
         } else if timeOut.everyTestStopped {
             lines.append(
-                "  Several tests stopped at once and none ended afterwards, although each of their waits has a time limit: the threads that run Swift's tasks (one per core) were all blocked, so nothing else could run, not even those limits."
+                "  Several tests stopped at once and none ended afterwards, although each of their waits has a time limit: what happens when the threads that run Swift's tasks (one per core) are all blocked, so that nothing else runs, not even those limits."
             )
             if timeOut.reproducedAlone == false {
                 lines.append(
@@ -268,7 +283,26 @@ public struct Explainer: Sendable {
             )
         }
         let specific = timeOut.busy == true ? notes.busy : notes.waiting
-        return lines + ending(specific, titled: "In exercise \(exercise.number), that usually means:", of: exercise)
+        let file = timeOut.busy == true ? "Busy" : "Waiting"
+        return lines
+            + ending(
+                specific, titled: "A hint for exercise \(exercise.number) (Reference/Stuck.md, \(file)):", of: exercise)
+    }
+
+    /// A run that something outside ended (`how`: what showed it): nothing was judged.
+    public static func endedFromOutside(_ how: String) -> [String] {
+        [
+            "  Stopped from outside: \(how). Neither this check nor Swift's runtime ends a run so: someone ran kill, the system ran out of memory, or the code called exit().",
+            "  Nothing was judged: check again.",
+        ]
+    }
+
+    /// Messages as the runner shows them under their test: each line indented, at most
+    /// `limit` lines.
+    public static func indented(_ messages: [String], limit: Int = 16) -> [String] {
+        let lines = messages.flatMap { $0.split(separator: "\n", omittingEmptySubsequences: false) }
+        let shown = lines.prefix(limit).map { "      " + $0 }
+        return lines.count > limit ? shown + ["      … (\(lines.count - limit) more lines)"] : shown
     }
 
     /// The exercise's own notes for what happened, under `title`, then the hint's command.
@@ -301,7 +335,7 @@ public struct Explainer: Sendable {
     static func describe(signal: Int32) -> String {
         let names: [Int32: String] = [
             SIGILL: "SIGILL", SIGTRAP: "SIGTRAP", SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGFPE: "SIGFPE",
-            SIGKILL: "SIGKILL", SIGSEGV: "SIGSEGV",
+            SIGKILL: "SIGKILL", SIGSEGV: "SIGSEGV", SIGTERM: "SIGTERM", SIGINT: "SIGINT", SIGHUP: "SIGHUP",
         ]
         return names[signal].map { "signal \(signal) (\($0))" } ?? "signal \(signal)"
     }
@@ -317,8 +351,6 @@ public struct Explainer: Sendable {
             "That signal is an invalid memory access: an object used after it was freed, or memory that two threads changed at once."
         case SIGFPE:
             "That signal is an arithmetic error, such as a division by zero."
-        case SIGKILL:
-            "That signal comes from outside the program: the system (out of memory?) or a person stopped it."
         default:
             nil
         }

@@ -64,20 +64,6 @@
             descriptor >= 0 && fcntl(descriptor, F_GETFD) & FD_CLOEXEC == 0
         }
 
-        /// Whether the lock is held by a runner that has ended: only processes it left can hold
-        /// it then (a runner older than close-on-exec passed it on to them).
-        public func heldByAnEndedRunner() -> Bool {
-            guard let holder = holder() else { return false }
-            return !ProcessTable.isRunning(holder.pid)
-        }
-
-        /// Stops what an ended holder recorded, without holding the lock: for a lock that only
-        /// its leftovers hold. Returns their pids.
-        public func stopLeftoversOfAnEndedRunner() -> [Int32] {
-            guard heldByAnEndedRunner() else { return [] }
-            return stopRecorded()
-        }
-
         /// The holder's own words, if it wrote them (a lock taken a moment ago may not have yet).
         public func holder() -> Holder? {
             (try? Data(contentsOf: holderFile)).flatMap { try? JSONDecoder().decode(Holder.self, from: $0) }
@@ -123,33 +109,10 @@
         /// Stops the processes that an earlier holder recorded and that still run (the same pid,
         /// started at the same moment): a holder that ended normally left none, so these are
         /// what a killed runner left behind. Returns their pids. Call it once the lock is held.
+        @discardableResult
         public func stopLeftovers() -> [Int32] {
-            stopRecorded()
-        }
-
-        func stopRecorded() -> [Int32] {
-            let recorded = recorded()
             defer { try? FileManager.default.removeItem(at: processesFile) }
-            guard !recorded.isEmpty else { return [] }
-            let table = ProcessTable.snapshot()
-            let alive = table.filter { entry in
-                recorded.contains { $0.pid == entry.pid && $0.started == entry.started }
-                    && ProcessTable.isRunning(entry.pid)
-            }
-            // Their descendants too (a test binary's exit-test children), frozen before any dies.
-            var all = alive
-            for entry in alive {
-                for child in ProcessTable.descendants(of: entry.pid, in: table)
-                where !all.contains(where: { $0.pid == child.pid }) {
-                    all.append(child)
-                }
-            }
-            for entry in all { kill(entry.pid, SIGSTOP) }
-            for entry in all.reversed() {
-                kill(-entry.pid, SIGKILL)
-                kill(entry.pid, SIGKILL)
-            }
-            return alive.map(\.pid).sorted()
+            return ProcessTable.stop(recorded().map { ($0.pid, $0.started) })
         }
     }
 #endif

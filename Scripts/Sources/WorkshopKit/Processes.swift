@@ -64,24 +64,11 @@
         }
 
         /// Stops the process and everything it started, also what left its process group
-        /// (the package manager runs the tests in a group of their own): every descendant is
-        /// frozen first, so that none can start another one or be orphaned unseen, then
-        /// killed.
+        /// (the package manager runs the tests in a group of their own).
         public func stopAll() {
             guard poll() == nil else { return }
-            var frozen: [pid_t] = [pid]
             kill(pid, SIGSTOP)
-            for _ in 0..<20 {
-                let table = ProcessTable.snapshot()
-                let fresh = ProcessTable.descendants(of: pid, in: table).map(\.pid).filter { !frozen.contains($0) }
-                if fresh.isEmpty { break }
-                for child in fresh { kill(child, SIGSTOP) }
-                frozen += fresh
-            }
-            for member in frozen.reversed() {
-                kill(-member, SIGKILL)  // the group it leads, if any
-                kill(member, SIGKILL)
-            }
+            ProcessTable.stop(ProcessTable.snapshot().filter { $0.pid == pid }.map { ($0.pid, $0.started) })
             _ = wait()
         }
 
@@ -167,6 +154,31 @@
                 guard proc_pidinfo(pid, PROC_PIDTBSDINFO, 0, &info, size) == size else { return false }
                 return info.pbi_status != UInt32(SZOMB)
             #endif
+        }
+
+        /// Stops the processes `processes` names (a pid and its start time) that still run, and
+        /// every process they started: each is frozen first, so that none can start another one
+        /// or be orphaned unseen, then all are killed. Returns the pids of those named.
+        @discardableResult
+        public static func stop(_ processes: [(pid: pid_t, started: UInt64)]) -> [pid_t] {
+            guard !processes.isEmpty else { return [] }
+            let alive = snapshot().filter { entry in
+                processes.contains { $0.pid == entry.pid && $0.started == entry.started } && isRunning(entry.pid)
+            }.map(\.pid)
+            var frozen = alive
+            for pid in frozen { kill(pid, SIGSTOP) }
+            for _ in 0..<20 {
+                let table = snapshot()
+                let fresh = Set(frozen.flatMap { descendants(of: $0, in: table).map(\.pid) }).subtracting(frozen)
+                if fresh.isEmpty { break }
+                for pid in fresh { kill(pid, SIGSTOP) }
+                frozen += fresh
+            }
+            for pid in frozen.reversed() {
+                kill(-pid, SIGKILL)  // the group it leads, if any
+                kill(pid, SIGKILL)
+            }
+            return alive.sorted()
         }
 
         /// Every process below `root` in `table`.

@@ -124,3 +124,22 @@ public func progressBar(_ verdicts: [Verdict?]) -> String {
     let done = verdicts.filter { $0 == .passes }.count
     return "[\(String(marks))] \(done) of \(verdicts.count) done"
 }
+
+/// `rows` as lines whose columns line up: each column as wide as its widest cell, counted in
+/// characters (✔ and … are one each), two spaces apart; the last column is not padded.
+public func columns(_ rows: [[String]]) -> [String] {
+    let widths = rows.reduce(into: [Int]()) { widths, row in
+        for (index, cell) in row.enumerated() {
+            if index < widths.count {
+                widths[index] = max(widths[index], cell.count)
+            } else {
+                widths.append(cell.count)
+            }
+        }
+    }
+    return rows.map { row in
+        row.enumerated().map { index, cell in
+            index == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[index] - cell.count + 2)
+        }.joined()
+    }
+}

@@ -12,11 +12,6 @@ public struct TestInfo: Equatable, Sendable {
     public var functionName: String {
         name.firstIndex(of: "(").map { String(name[..<$0]) } ?? name
     }
-
-    /// The module the test belongs to (the test target), e.g. "Exercise2Tests".
-    public var module: String {
-        id.firstIndex(of: ".").map { String(id[..<$0]) } ?? id
-    }
 }
 
 /// An issue a test recorded: an expectation that failed, or `Issue.record`.
@@ -59,8 +54,6 @@ public struct RunLog: Sendable {
     public private(set) var issues: [RecordedIssue] = []
     public private(set) var runStarted = false
     public private(set) var runEnded = false
-    /// The time of the last event that changed a test's state, on the run's clock.
-    public private(set) var lastProgress: Double?
 
     public init() {}
 
@@ -94,13 +87,11 @@ public struct RunLog: Sendable {
         case "testStarted":
             if let test, !test.isSuite {
                 started.append(test.id)
-                lastProgress = payload.instant?.absolute ?? lastProgress
             }
         case "testEnded":
             if let test, !test.isSuite {
                 let passed = payload.messages?.first?.symbol == "pass" && !issues.contains { $0.testID == test.id }
                 ended[test.id] = passed
-                lastProgress = payload.instant?.absolute ?? lastProgress
                 return [.ended(test, passed: passed, issues: issues(of: test.id))]
             }
         case "issueRecorded":
@@ -111,7 +102,6 @@ public struct RunLog: Sendable {
                 testID: payload.testID, expectation: Self.expectation(in: summary),
                 comments: messages.filter { $0.symbol == "details" }.map(\.text))
             issues.append(issue)
-            lastProgress = payload.instant?.absolute ?? lastProgress
             return test == nil ? [.issueOutsideTest(issue)] : []
         default:
             break
@@ -155,11 +145,5 @@ public struct RunLog: Sendable {
     /// The issues test `id` recorded.
     public func issues(of id: String) -> [RecordedIssue] {
         issues.filter { $0.testID == id }
-    }
-
-    /// Test functions of the module `module` (a test target, "Exercise2Tests") and how they
-    /// ended: true passed, false failed, nil did not end.
-    public func results(inModule module: String) -> [(test: TestInfo, passed: Bool?)] {
-        started.compactMap { tests[$0] }.filter { $0.module == module }.map { ($0, ended[$0.id]) }
     }
 }

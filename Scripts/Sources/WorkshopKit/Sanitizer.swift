@@ -125,6 +125,41 @@ public struct DataRace: Equatable, Sendable {
         return race
     }
 
+    /// Whether this is ThreadSanitizer's known false report of Swift's `Mutex` on Linux.
+    ///
+    /// On Linux, `Mutex` hands a contended lock from one thread to the next inside the kernel
+    /// (a priority-inheritance futex, called from the Synchronization library, which is not
+    /// built for ThreadSanitizer): ThreadSanitizer never sees the hand-off, and reports two
+    /// threads' accesses to the state the mutex guards as a race. `withLock` is inlined into
+    /// its caller, so no frame of Synchronization shows. What shows, for each of the two
+    /// accesses, is the innermost frame in a workshop file: the closure given to `withLock`,
+    /// called with no frame between by the function that encloses it, at a line that calls
+    /// `withLock` in a file that imports Synchronization — or that function itself at that
+    /// line (the inlined `withLock`). Both accesses must show it: state touched anywhere else
+    /// (the slots written outside any lock) is still a race. Not told apart: two mutexes for
+    /// the same state, or a `Mutex` made anew for each call, which locks nothing.
+    /// `source` reads a file.
+    public func isMutexHandOff(source: (String) -> String?) -> Bool {
+        accesses.count >= 2
+            && accesses.prefix(2).allSatisfy { access in
+                guard let index = access.frames.firstIndex(where: { $0.file?.contains("/Chapters/Workshop/") == true })
+                else { return false }
+                var call = access.frames[index]
+                if call.function.hasPrefix("closure #"), index + 1 < access.frames.count {
+                    let caller = access.frames[index + 1]
+                    guard caller.file == call.file, call.function.hasSuffix(" in " + caller.function) else {
+                        return false
+                    }
+                    call = caller
+                }
+                guard let file = call.file, let line = call.line,
+                    let lines = source(file)?.split(separator: "\n", omittingEmptySubsequences: false)
+                else { return false }
+                return lines.contains { $0.hasPrefix("import Synchronization") } && line <= lines.count
+                    && lines[line - 1].contains("withLock")
+            }
+    }
+
     static func isMangled(_ name: String) -> Bool {
         name.hasPrefix("$s") || name.hasPrefix("_$s") || name.hasPrefix("$S")
     }

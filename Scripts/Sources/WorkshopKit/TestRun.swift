@@ -32,6 +32,9 @@
         /// Test IDs to run (all if empty), and one at a time rather than in parallel.
         public var tests: [String] = []
         public var serial = false
+        /// Suites to leave out (regular expressions over "Module.Suite"): a check's first run
+        /// leaves out the contract kit's suite, which runs once the exercise's own tests pass.
+        public var skip: [String] = []
         /// Where the console's output and the event stream are written.
         public var folder: URL
         /// Built and run under ThreadSanitizer, which reports data races (in a build folder of
@@ -54,6 +57,7 @@
             if skipBuild { arguments.append("--skip-build") }
             if serial { arguments.append("--no-parallel") }
             for test in tests { arguments += ["--filter", Self.filter(forTestID: test)] }
+            for suite in skip { arguments += ["--skip", suite] }
             arguments += ["--experimental-event-stream-output", eventsFile.path]
             arguments += ["--experimental-event-stream-version", "0"]
             return arguments
@@ -161,7 +165,13 @@
         try manager.createDirectory(at: request.backtraceFolder, withIntermediateDirectories: true)
         let environment = request.environment(base: ProcessInfo.processInfo.environment)
         let child = try ChildProcess(request.arguments, environment: environment, outputFile: request.consoleFile)
-        defer { child.stopAll() }
+        // Whatever the run started that still runs when it returns is stopped: also what outlived
+        // a package manager that someone else killed.
+        var seen: [ProcessEntry] = []
+        defer {
+            child.stopAll()
+            ProcessTable.stop(seen.map { ($0.pid, $0.started) })
+        }
         observer.started(ProcessTable.snapshot().filter { $0.pid == child.pid })
         var testProcess: pid_t?
         var toldWaiting = false
@@ -219,15 +229,19 @@
             let text = String(decoding: console, as: UTF8.self)
             var observation = RunObservation(
                 exitStatus: exitStatus, stoppedIn: stoppedIn, console: text,
-                log: log, busyWhenStopped: stoppedIn == nil ? nil : busy,
-                testSeconds: testsStarted.map { Date().timeIntervalSince($0) })
+                log: log, busyWhenStopped: stoppedIn == nil ? nil : busy)
             if request.threadSanitizer {
-                observation.races = DataRace.reports(in: text + "\n" + request.sanitizerReports()).map { race in
+                let races = DataRace.reports(in: text + "\n" + request.sanitizerReports()).map { race in
                     race.demangled { names in demangle(names, in: request.folder) }
                 }
+                observation.races = races.filter { race in
+                    !race.isMutexHandOff { try? String(contentsOfFile: $0, encoding: .utf8) }
+                }
+                observation.mutexReportsSetAside = races.count - observation.races.count
             }
             // The test binary's own report: its exit tests' children may have crashed on purpose.
             observation.backtrace = Backtrace.report(in: request.backtraceFolder, pid: testProcess)
+            observation.endedFromOutside = RunObservation.endedFromOutside(observation)
             return observation
         }
 
@@ -247,6 +261,7 @@
                     let table = ProcessTable.snapshot()
                     let tree = ProcessTable.descendants(of: child.pid, in: table)
                     observer.started(tree)
+                    seen += tree.filter { entry in !seen.contains { $0.pid == entry.pid } }
                     testProcess = testProcess ?? tree.first { $0.parent == child.pid }?.pid
                     let times = (table.filter { $0.pid == child.pid } + tree).compactMap(\.processorSeconds)
                     if !times.isEmpty { samples.append((now, times.reduce(0, +))) }

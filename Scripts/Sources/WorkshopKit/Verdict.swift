@@ -1,3 +1,11 @@
+import Foundation
+
+#if os(Linux)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// How a run of an exercise's tests ended, as the learner needs to hear it.
 public enum Verdict: String, Codable, Equatable, Sendable {
     case passes
@@ -20,28 +28,50 @@ public struct RunObservation: Sendable {
     public var stoppedIn: Phase?
     /// Set when the learner stopped the run (Ctrl-C, or a key in `watch`).
     public var interrupted = false
+    /// How the run ended, when something outside it ended it (`kill -9`, the system out of
+    /// memory): then it says nothing about the answer.
+    public var endedFromOutside: String?
     public var console: String
     public var log: RunLog
     /// When the run was stopped: whether its processes were using the processor (an endless
     /// loop) rather than waiting (a deadlock, a blocked wait); nil if unknown.
     public var busyWhenStopped: Bool?
-    /// How long the tests had been running when the run ended or was stopped, in seconds.
-    public var testSeconds: Double?
-    /// The data races ThreadSanitizer reported (a run under it).
+    /// The data races ThreadSanitizer reported (a run under it), and how many of its reports
+    /// were set aside as `Mutex`'s known false reports (`DataRace.isMutexHandOff`).
     public var races: [DataRace] = []
+    public var mutexReportsSetAside = 0
     /// The test binary's crash report, if it crashed.
     public var backtrace: Backtrace?
 
     public init(
-        exitStatus: Int32?, stoppedIn: Phase? = nil, console: String, log: RunLog, busyWhenStopped: Bool? = nil,
-        testSeconds: Double? = nil
+        exitStatus: Int32?, stoppedIn: Phase? = nil, console: String, log: RunLog, busyWhenStopped: Bool? = nil
     ) {
         self.exitStatus = exitStatus
         self.stoppedIn = stoppedIn
         self.console = console
         self.log = log
         self.busyWhenStopped = busyWhenStopped
-        self.testSeconds = testSeconds
+    }
+}
+
+extension RunObservation {
+    /// What shows that something outside ended `run`, in words, if anything does: the package
+    /// manager itself ended by a signal (the runner sends none while it waits for a verdict);
+    /// the tests ended by one that neither Swift's runtime nor a check sends; or the tests
+    /// ended before their run did with no signal and no crash report (the package manager says
+    /// nothing of a SIGKILL, and Swift's runtime reports every crash).
+    public static func endedFromOutside(_ run: RunObservation) -> String? {
+        let signal = Judgement.signal(in: run.console)
+        if let status = run.exitStatus, status > 128 {
+            return "the package manager ended with \(Explainer.describe(signal: status - 128))"
+        } else if let signal, [SIGKILL, SIGTERM, SIGINT, SIGHUP].contains(signal) {
+            return "the tests ended with \(Explainer.describe(signal: signal))"
+        } else if run.exitStatus != nil, run.stoppedIn == nil, run.log.runStarted, !run.log.runEnded, signal == nil,
+            run.backtrace == nil
+        {
+            return "the tests ended before their run did, with neither a signal nor a crash report"
+        }
+        return nil
     }
 }
 
@@ -58,8 +88,12 @@ public struct Judgement: Sendable {
     public var timeOut: TimeOut?
     /// The data races ThreadSanitizer reported, each once.
     public var races: [DataRace] = []
-    /// A pass: how it was confirmed (a second run, or the race detector's).
+    /// A pass: how it was confirmed (a second run, or the race detector's), how many tests
+    /// passed then (the contract kit's suite runs only then), and how many of ThreadSanitizer's
+    /// reports were set aside as `Mutex`'s known false reports.
     public var confirmedBy: Confirmation?
+    public var confirmationCount = 0
+    public var mutexReportsSetAside = 0
     /// Not a pass although the first run passed: the run that confirms a pass did not.
     public var failedConfirmation: Confirmation?
 

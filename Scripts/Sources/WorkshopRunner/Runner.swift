@@ -92,6 +92,13 @@
                 return 0
             case .variant(let number, let name, let save):
                 return try variant(workshop.exercise(number)!, name: name, save: save)
+            case .mutants(let numbers, let list, let save, let only):
+                return try mutants(numbers, list: list, save: save, only: only)
+            case .equivalent(let number, let name, let reason):
+                let exercise = workshop.exercise(number)!
+                try EquivalentMutants.record(name, because: reason, of: exercise)
+                terminal.say("Recorded in \(explainer.path(EquivalentMutants.file(of: exercise))).")
+                return 0
             }
         }
 
@@ -112,14 +119,16 @@
                 return nil
             }
             defer { buildLock.unlock() }
-            let request = TestRequest(
+            var request = TestRequest(
                 package: workshop.package, scratch: scratch, only: [exercise.number],
                 folder: runs.appendingPathComponent("check"))
+            request.skip = [exercise.contractSuite]
             let started = Date()
-            let observer = observer(showingPasses: true)
+            let firstRaceBuild = !FileManager.default.fileExists(atPath: raceScratch.path)
             terminal.status("  Building …")
             let (judgement, observation) = try runCheck(
-                request, raceScratch: exercise.checksForRaces ? raceScratch : nil, limits: limits, observer: observer,
+                request, raceScratch: exercise.checksForRaces ? raceScratch : nil, limits: limits,
+                observer: observer(showingPasses: true), overlapping: true,
                 diagnosing: { [terminal] count in
                     terminal.say(
                         "  … running the \(count) tests that did not end again, one at a time, to find where it happens"
@@ -128,19 +137,23 @@
                 confirming: { [terminal] confirmation in
                     switch confirmation {
                     case .raceDetector:
-                        let first = !FileManager.default.fileExists(atPath: raceScratch.path)
                         terminal.say(
                             "  … they pass; checking for data races: the tests again, under ThreadSanitizer"
-                                + (first ? " (this first time, it builds the chapters' libraries for it)" : ""))
+                                + (firstRaceBuild ? " (this first time, it builds the chapters' libraries for it)" : "")
+                        )
                     case .again:
                         terminal.say("  … they pass; running them once more, to be sure")
                     }
-                    terminal.status("  Building …")
+                    terminal.status("  Running …")
                 },
-                confirmationObserver: self.observer(showingPasses: false))
+                confirmationObserver: observer(showingPasses: false))
             terminal.clearStatus()
             if observation.interrupted {
                 terminal.say("  Stopped (with every process this check started).")
+                return nil
+            }
+            if let how = observation.endedFromOutside {
+                for line in Explainer.endedFromOutside(how) { terminal.say(line) }
                 return nil
             }
             terminal.say()
@@ -182,13 +195,11 @@
                         if showingPasses { terminal.say("  ✔ \(test.displayName)") }
                     } else {
                         terminal.say("  ✘ \(test.displayName)")
-                        for issue in issues {
-                            for line in issue.explanation.prefix(4) { terminal.say("      " + line) }
-                        }
+                        for line in Explainer.indented(issues.flatMap(\.explanation)) { terminal.say(line) }
                     }
                 case .issueOutsideTest(let issue):
                     terminal.say("  ✘ (outside a test)")
-                    for line in issue.explanation.prefix(4) { terminal.say("      " + line) }
+                    for line in Explainer.indented(issue.explanation) { terminal.say(line) }
                 }
             }
             observer.shouldStop = { [unowned self] in shouldStop() }
@@ -202,37 +213,29 @@
             return observer
         }
 
-        /// Takes the lock of the workshop's build folder, waiting (and saying for whom) while
-        /// another runner holds it; then stops what a killed runner left running. False if the
-        /// learner stopped the wait.
-        func takeBuildLock() throws -> Bool {
-            if try !buildLock.tryLock(as: commandLine) {
-                let holder = buildLock.holder()
+        /// Takes `lock` (by default the workshop's build folder's), waiting, and saying for whom,
+        /// while another runner holds it; then stops what a killed runner left running. False if
+        /// the learner stopped the wait.
+        func takeBuildLock(_ lock: FolderLock? = nil) throws -> Bool {
+            let lock = lock ?? buildLock
+            if try !lock.tryLock(as: commandLine) {
                 let who =
-                    holder.map { holder in
+                    lock.holder().map { holder in
                         let time = DateFormatter.localizedString(
                             from: holder.since, dateStyle: .none, timeStyle: .medium)
                         return "`\(holder.command)` (process \(holder.pid), since \(time))"
                     } ?? "another run of Scripts/workshop"
-                terminal.say("  \(who) is using the workshop's build folder: waiting for it to end… (Ctrl-C stops)")
-                var told = false
-                while try !buildLock.tryLock(as: commandLine) {
+                terminal.say("  \(who) is using \(explainer.path(lock.folder)): waiting for it to end… (Ctrl-C stops)")
+                while try !lock.tryLock(as: commandLine) {
                     if shouldStop() { return false }
-                    let left = buildLock.stopLeftoversOfAnEndedRunner()
-                    if !left.isEmpty && !told {
-                        told = true
-                        terminal.say(
-                            "  It had ended without cleaning up (killed?), leaving \(left.count) process\(left.count == 1 ? "" : "es") running (\(left.map(String.init).joined(separator: ", "))): stopped."
-                        )
-                    }
                     usleep(200_000)
                 }
-                terminal.say("  … it ended: checking now.")
+                terminal.say("  … it ended.")
             }
-            let left = buildLock.stopLeftovers()
+            let left = lock.stopLeftovers()
             if !left.isEmpty {
                 terminal.say(
-                    "  A check that did not end normally (killed?) left \(left.count) process\(left.count == 1 ? "" : "es") running (\(left.map(String.init).joined(separator: ", "))): stopped."
+                    "  A run that did not end normally (killed?) left \(left.count) process\(left.count == 1 ? "" : "es") running (\(left.map(String.init).joined(separator: ", "))): stopped."
                 )
             }
             return true
@@ -267,33 +270,23 @@
         // MARK: - Commands
 
         func list() {
-            terminal.say("#   Status              Chapter                                  File to edit")
+            var rows = [["#", "Status", "Chapter", "File to edit"]]
             for exercise in workshop.exercises {
                 let status: String
                 switch memory.verdict(of: exercise) {
                 case .passes?: status = "✔ passes"
-                case .fails?: status = "✘ fails"
-                case .doesNotCompile?: status = "✘ does not compile"
-                case .crashed?: status = "✘ crashed"
-                case .ranOutOfTime?: status = "✘ ran out of time"
-                case .dataRace?: status = "✘ data race"
+                case let verdict?: status = "✘ " + verdict.rawValue
                 case nil: status = isUntouched(exercise) ? "○ to do" : "… changed, not checked"
                 }
                 let title = exercise.title.count > 40 ? exercise.title.prefix(39) + "…" : Substring(exercise.title)
-                terminal.say(
-                    pad(String(exercise.number), 4) + pad(status, 20) + pad(String(title), 41)
-                        + explainer.path(exercise.file))
+                rows.append([String(exercise.number), status, String(title), explainer.path(exercise.file)])
             }
+            for line in columns(rows) { terminal.say(line) }
             terminal.say()
             terminal.say("Progress: \(progressBar(verdicts()))")
             if let next = unfinished(after: nil) {
                 terminal.say("Next: \(explainer.command("check \(next.number)")), or \(explainer.command("watch"))")
             }
-        }
-
-        /// Pads by characters (Swift's count), not bytes, so that ✔ and … line up.
-        func pad(_ text: String, _ width: Int) -> String {
-            text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
         }
 
         /// Checks the exercises in order and stops at the first one that does not pass.
@@ -430,27 +423,64 @@
             return 0
         }
 
+        /// For the workshop's authors: the mutants of the solutions, checked; the scores.
+        func mutants(_ numbers: [Int], list: Bool, save: Bool, only: String?) throws -> Int32 {
+            let chosen = numbers.isEmpty ? workshop.exercises : numbers.compactMap(workshop.exercise)
+            var run = MutationRun(
+                workshop: workshop, folder: workshop.root.appendingPathComponent(".build/workshop-mutants"),
+                say: { [terminal] in terminal.say($0) })
+            run.shouldStop = { [unowned self] in shouldStop() }
+            let lock = FolderLock(folder: run.folder)
+            if !list {
+                guard try takeBuildLock(lock) else { return 130 }
+                run.started = { lock.record($0) }
+            }
+            defer { lock.unlock() }
+            let copies = list ? [] : try run.prepare()
+            var scores: [MutationScore] = []
+            for exercise in chosen {
+                let solution = try String(contentsOf: exercise.solution, encoding: .utf8)
+                let mutants = Mutant.all(of: solution).filter { only.map($0.name.contains) ?? true }
+                let listed = EquivalentMutants.read(exercise)
+                terminal.say(
+                    "Exercise \(exercise.number): \(mutants.count) mutants"
+                        + (list
+                            ? "" : ", \(copies.count) at a time (each checked as `check \(exercise.number)` checks)"))
+                for problem in listed.problems { terminal.say("  Reference/EquivalentMutants.md: \(problem)") }
+                if list {
+                    for mutant in mutants {
+                        let equivalent = mutant.isRewrite || listed.reasons[mutant.name] != nil
+                        terminal.say("  \(equivalent ? "equivalent " : "")\(mutant.name)")
+                    }
+                    continue
+                }
+                let started = Date()
+                guard let results = try run.run(exercise.number, mutants: mutants, copies: copies) else { continue }
+                var score = MutationScore(exercise: exercise.number, results: results, listed: listed)
+                score.seconds = Date().timeIntervalSince(started)
+                for line in score.report(solution: solution) { terminal.say(line) }
+                scores.append(score)
+            }
+            if save, !scores.isEmpty {
+                let page = workshop.package.appendingPathComponent("README.md")
+                try MutationScore.readme(try String(contentsOf: page, encoding: .utf8), with: scores)
+                    .write(to: page, atomically: true, encoding: .utf8)
+                terminal.say("Wrote the scores into \(explainer.path(page)).")
+            }
+            let clean =
+                scores.count == chosen.count
+                && scores.allSatisfy { $0.survivors.isEmpty && $0.rejectedEquivalents.isEmpty }
+            return list || clean ? 0 : 1
+        }
+
         func verify(only numbers: [Int]) throws -> Int32 {
             var verifier = Verifier(
                 workshop: workshop, folder: workshop.root.appendingPathComponent(".build/workshop-verify"),
                 limits: Limits(build: limits.build, tests: 60), say: { [terminal] in terminal.say($0) })
             verifier.shouldStop = { [unowned self] in shouldStop() }
             let lock = FolderLock(folder: verifier.folder)
-            if try !lock.tryLock(as: commandLine) {
-                terminal.say(
-                    "Another verify uses \(explainer.path(verifier.folder)): waiting for it to end… (Ctrl-C stops)")
-                while try !lock.tryLock(as: commandLine) {
-                    if shouldStop() { return 130 }
-                    usleep(200_000)
-                }
-            }
+            guard try takeBuildLock(lock) else { return 130 }
             defer { lock.unlock() }
-            let left = lock.stopLeftovers()
-            if !left.isEmpty {
-                terminal.say(
-                    "A verify that did not end normally left processes running (\(left.map(String.init).joined(separator: ", "))): stopped."
-                )
-            }
             verifier.started = { lock.record($0) }
             let started = Date()
             verifier.only = numbers

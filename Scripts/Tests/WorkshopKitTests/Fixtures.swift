@@ -22,6 +22,9 @@ import WorkshopKit
 ///   run (console.txt has its reports).
 /// - race8slots: exercise 8's collector with only the count under the lock: the report that
 ///   ThreadSanitizer wrote for the race test's child process (tsan-report.txt).
+/// - race8mutex: exercise 8 answered correctly with a `Mutex` (source.swift): ThreadSanitizer's
+///   false reports inside `withLock` on Linux, with the names `swift demangle` made of them
+///   (demangled.txt). race8mutexcount: the slots in a `Mutex`, the count outside any lock.
 struct Fixture {
     let name: String
 

@@ -73,6 +73,24 @@ struct RunnerPartsTests {
             try Command(arguments: ["variant", "8", "no-lock", "--save"], exercises: exercises)
                 == .variant(8, "no-lock", save: true))
         #expect(throws: WorkshopError.self) { try Command(arguments: ["variant", "8"], exercises: exercises) }
+        #expect(
+            try Command(arguments: ["mutants"], exercises: exercises)
+                == .mutants([], list: false, save: false, only: nil))
+        #expect(
+            try Command(arguments: ["mutants", "2", "8", "--save"], exercises: exercises)
+                == .mutants([2, 8], list: false, save: true, only: nil))
+        #expect(
+            try Command(arguments: ["mutants", "8", "--only", "swap", "--list"], exercises: exercises)
+                == .mutants([8], list: true, save: false, only: "swap"))
+        #expect(
+            try Command(arguments: ["equivalent", "8", "swap in init: a ⇄ b", "both set first"], exercises: exercises)
+                == .equivalent(8, name: "swap in init: a ⇄ b", reason: "both set first"))
+        for wrong in [
+            ["mutants", "11"], ["mutants", "--only"], ["mutants", "--only", "x", "--save"],
+            ["equivalent", "8", "name"],
+        ] {
+            #expect(throws: WorkshopError.self) { try Command(arguments: wrong, exercises: exercises) }
+        }
     }
 
     @Test("a wrong answer's header: the mistake and the tests that catch it; an alternative's style")
@@ -144,30 +162,26 @@ struct RunnerPartsTests {
     @Test("verify's expectations: a wrong answer must fail in a test it names; a solution must pass")
     func variantExpectations() {
         let file = URL(fileURLWithPath: "/x.swift")
-        let known: Set<String> = ["announcesBothKeys", "queueLearnsFinished", "stateAfterFinish", "finishReturns"]
         let fails = Fixture(name: "fail2").judgement
         let passes = Fixture(name: "pass5").judgement
         let caught = Variant(kind: .wrongAnswer(mistake: "m", caughtBy: ["queueLearnsFinished"]), file: file)
-        #expect(caught.problem(with: fails, knownTests: known) == nil)
-        #expect(caught.problem(with: passes, knownTests: known) == "it must fail, but it passes")
+        #expect(caught.problem(with: fails) == nil)
+        #expect(caught.problem(with: passes) == "it must fail, but it passes")
         let elsewhere = Variant(kind: .wrongAnswer(mistake: "m", caughtBy: ["finishReturns"]), file: file)
-        #expect(elsewhere.problem(with: fails, knownTests: known)?.contains("not in finishReturns") == true)
-        let typo = Variant(kind: .wrongAnswer(mistake: "m", caughtBy: ["finishReturn"]), file: file)
-        #expect(typo.problem(with: fails, knownTests: known)?.contains("no test of this exercise") == true)
+        #expect(elsewhere.problem(with: fails)?.contains("not in finishReturns") == true)
         let uncompiled = Variant(kind: .wrongAnswer(mistake: "m", caughtBy: ["finishReturns"]), file: file)
-        #expect(uncompiled.problem(with: Fixture(name: "compile2").judgement, knownTests: known) != nil)
+        #expect(uncompiled.problem(with: Fixture(name: "compile2").judgement) != nil)
         let solution = Variant(kind: .solution, file: file)
-        #expect(solution.problem(with: passes, knownTests: known) == nil)
-        #expect(solution.problem(with: fails, knownTests: known) != nil)
+        #expect(solution.problem(with: passes) == nil)
+        #expect(solution.problem(with: fails) != nil)
         let stub = Variant(kind: .stub, file: file)
-        #expect(stub.problem(with: fails, knownTests: known) == nil)
-        #expect(stub.problem(with: Fixture(name: "crash10index").judgement, knownTests: known) != nil)
+        #expect(stub.problem(with: fails) == nil)
+        #expect(stub.problem(with: Fixture(name: "crash10index").judgement) != nil)
     }
 
     @Test("verify fails, naming the file, when a wrong answer passes or a solution or alternative fails")
     func verifyNamesTheVariantThatBreaksTheRule() throws {
         let folder = URL(fileURLWithPath: "/repo/Chapters/Workshop/02-ManualState")
-        let known: Set<String> = ["announcesBothKeys", "queueLearnsFinished", "stateAfterFinish", "finishReturns"]
         let fails = Fixture(name: "fail2").judgement
         let passes = Fixture(name: "pass5").judgement
         let wrong = Variant(
@@ -187,13 +201,13 @@ struct RunnerPartsTests {
         ]
         var lines: [String] = []
         for (variant, judgement, path) in broken {
-            let line = try #require(variant.problemLine(exercise: 2, judgement: judgement, knownTests: known))
+            let line = try #require(variant.problemLine(exercise: 2, judgement: judgement))
             #expect(line.hasPrefix("exercise 2, ") && line.contains(path), "\(line)")
             lines.append(line)
         }
         // Each keeps it: no line.
         for (variant, judgement) in [(wrong, fails), (alternative, passes), (solution, passes), (stub, fails)] {
-            #expect(variant.problemLine(exercise: 2, judgement: judgement, knownTests: known) == nil)
+            #expect(variant.problemLine(exercise: 2, judgement: judgement) == nil)
         }
         #if os(macOS) || os(Linux)
             let failed = Verifier.conclusion(of: lines, seconds: 1)

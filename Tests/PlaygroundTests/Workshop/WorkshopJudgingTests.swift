@@ -91,6 +91,20 @@ struct WorkshopJudgingTests {
         }
     }
 
+    @Test("every equivalent mutant an exercise lists names it in backticks, then gives a reason")
+    func equivalentMutantsGiveReasons() throws {
+        for folder in try Self.exerciseFolders() {
+            let file = Self.workshop.appendingPathComponent("\(folder)/Reference/EquivalentMutants.md")
+            guard let text = try? String(contentsOf: file, encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n") where line.hasPrefix("- ") {
+                // `Scripts/workshop mutants` reads "- `<name>` — <reason>" (Chapters/Workshop/README.md).
+                #expect(
+                    line.wholeMatch(of: /- `[^`]+` — \S.*/) != nil,
+                    "\(folder)/Reference/EquivalentMutants.md: \(line)")
+            }
+        }
+    }
+
     @Test("no comment sits right above an expectation: Swift Testing would show it as the failure's message")
     func noCommentAboveAnExpectation() throws {
         for folder in try Self.exerciseFolders() {

@@ -1,0 +1,271 @@
+import Foundation
+
+/// What a check said of one mutant.
+public enum MutantOutcome: Equatable, Sendable {
+    /// The check rejected it: how ("fails errorsInOrder", "has a data race").
+    case rejected(String)
+    case passed
+    /// Not counted: a mutant that does not compile tells nothing about the tests.
+    case doesNotCompile
+    /// Not counted: the run was stopped from outside.
+    case notJudged(String)
+}
+
+/// The mutants an exercise declares equivalent, each with its reason, in
+/// `Reference/EquivalentMutants.md`: one item per mutant, its name as `mutants` prints it in
+/// backticks, then " — " and why it changes nothing the exercise asks for:
+///
+///     - `recursive lock in Collector: private let lock = NSLock()` — the lock is never taken twice.
+///
+/// Other lines are prose for the reader.
+public struct EquivalentMutants: Sendable {
+    /// Reason by mutant's name.
+    public var reasons: [String: String] = [:]
+    /// Items that cannot be read, one sentence each.
+    public var problems: [String] = []
+
+    public init(text: String) {
+        for line in text.split(separator: "\n") where line.hasPrefix("- `") {
+            let item = line.dropFirst(3)
+            guard let end = item.range(of: "` —") else {
+                problems.append("an item without \"` — <reason>\": \(line)")
+                continue
+            }
+            let reason = item[end.upperBound...].trimmingCharacters(in: .whitespaces)
+            if reason.isEmpty { problems.append("an item without a reason: \(line)") }
+            reasons[String(item[..<end.lowerBound])] = reason
+        }
+    }
+
+    public static func file(of exercise: Exercise) -> URL {
+        exercise.reference.appendingPathComponent("EquivalentMutants.md")
+    }
+
+    /// Records mutant `name` of `exercise`'s solution in its file, with `reason` (a new file
+    /// gets a heading); throws if the solution has no such mutant.
+    public static func record(_ name: String, because reason: String, of exercise: Exercise) throws {
+        let solution = try String(contentsOf: exercise.solution, encoding: .utf8)
+        guard Mutant.all(of: solution).contains(where: { $0.name == name }) else {
+            throw WorkshopError(
+                "exercise \(exercise.number) has no mutant `\(name)` (`mutants \(exercise.number) --list` names them)")
+        }
+        let heading = """
+            # Exercise \(exercise.number): equivalent mutants
+
+            Mutants of Reference/Solution.swift that change nothing the exercise asks for, and why
+            (`Scripts/workshop mutants \(exercise.number)` counts them as equivalents: they must pass).
+            """
+        // Recorded again, a mutant keeps one item: the new reason replaces the old one.
+        let lines = ((try? String(contentsOf: file(of: exercise), encoding: .utf8)) ?? heading)
+            .split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("- `\(name)` —") }
+        let kept = lines.joined(separator: "\n").trimmingCharacters(in: .newlines)
+        let text =
+            kept + (kept.split(separator: "\n").last?.hasPrefix("- ") == true ? "\n" : "\n\n")
+            + "- `\(name)` — \(reason)\n"
+        try text.write(to: file(of: exercise), atomically: true, encoding: .utf8)
+    }
+
+    public static func read(_ exercise: Exercise) -> EquivalentMutants {
+        EquivalentMutants(text: (try? String(contentsOf: file(of: exercise), encoding: .utf8)) ?? "")
+    }
+}
+
+/// One exercise's mutants with their outcomes, scored: every mutant that changes behaviour must
+/// be rejected, every equivalent one (a rewrite, or one the exercise lists) must pass.
+public struct MutationScore: Sendable {
+    public let exercise: Int
+    public var rejected = 0
+    public var nonEquivalent = 0
+    public var equivalentsPassed = 0
+    public var equivalents = 0
+    public var notCompiled: [String] = []
+    public var notJudged: [String] = []
+    /// Mutants that change behaviour and passed, and equivalent ones that did not.
+    public var survivors: [Mutant] = []
+    public var rejectedEquivalents: [(mutant: Mutant, how: String)] = []
+    /// Listed equivalents that name no mutant of today's solution.
+    public var stale: [String] = []
+    public var seconds: Double = 0
+
+    public init(exercise: Int, results: [(Mutant, MutantOutcome)], listed: EquivalentMutants) {
+        self.exercise = exercise
+        for (mutant, outcome) in results {
+            let equivalent = mutant.isRewrite || listed.reasons[mutant.name] != nil
+            switch (outcome, equivalent) {
+            case (.doesNotCompile, _): notCompiled.append(mutant.name)
+            case (.notJudged(let how), _): notJudged.append("\(mutant.name): \(how)")
+            case (.passed, true):
+                equivalents += 1
+                equivalentsPassed += 1
+            case (.rejected(let how), true):
+                equivalents += 1
+                rejectedEquivalents.append((mutant, how))
+            case (.passed, false):
+                nonEquivalent += 1
+                survivors.append(mutant)
+            case (.rejected, false):
+                nonEquivalent += 1
+                rejected += 1
+            }
+        }
+        let names = Set(results.map(\.0.name))
+        stale = listed.reasons.keys.filter { !names.contains($0) }.sorted()
+    }
+
+    /// The row of the workshop page's table.
+    public var row: String {
+        "| \(exercise) | \(rejected) of \(nonEquivalent) | \(equivalentsPassed) of \(equivalents) | \(notCompiled.count) | "
+            + String(format: "%.0f s |", seconds)
+    }
+
+    /// What the command prints at the end of an exercise: the score, then what to do about
+    /// each survivor (its change, as a diff against the solution), each rejected equivalent,
+    /// and the equivalents' file's stale items.
+    public func report(solution: String) -> [String] {
+        var lines = [
+            "Exercise \(exercise): \(rejected) of \(nonEquivalent) mutants rejected; \(equivalentsPassed) of \(equivalents) equivalents accepted; \(notCompiled.count) did not compile"
+                + (notJudged.isEmpty ? "" : "; \(notJudged.count) not judged (stopped from outside)") + "."
+        ]
+        for mutant in survivors {
+            lines.append("  Survived (needs a test, or a line in Reference/EquivalentMutants.md): \(mutant.name)")
+            lines += unifiedDiff(from: solution, to: mutant.source, oldName: "solution", newName: "mutant", context: 1)
+                .dropFirst(2).map { "      " + $0 }
+        }
+        for (mutant, how) in rejectedEquivalents {
+            lines.append("  An equivalent was rejected (it \(how)): \(mutant.name)")
+        }
+        for name in stale {
+            lines.append("  Reference/EquivalentMutants.md names no mutant of today's solution: \(name)")
+        }
+        for item in notJudged { lines.append("  Not judged: \(item)") }
+        return lines
+    }
+
+    static let tableStart = "<!-- The table below is written by `Scripts/workshop mutants --save`. -->"
+    static let tableEnd = "<!-- End of the table written by `Scripts/workshop mutants --save`. -->"
+
+    /// The workshop page `readme` with the rows of `scores` in its table of mutation scores
+    /// (the other exercises' rows kept, the rows in the exercises' order).
+    public static func readme(_ readme: String, with scores: [MutationScore]) throws -> String {
+        guard let start = readme.range(of: tableStart), let end = readme.range(of: tableEnd),
+            start.upperBound <= end.lowerBound
+        else { throw WorkshopError("Chapters/Workshop/README.md has lost the markers around its mutation table") }
+        var rows: [Int: String] = [:]
+        for line in readme[start.upperBound..<end.lowerBound].split(separator: "\n") {
+            let first = line.dropFirst(2).prefix { $0.isNumber }
+            if line.hasPrefix("| "), let number = Int(first) { rows[number] = String(line) }
+        }
+        for score in scores { rows[score.exercise] = score.row }
+        let table =
+            [
+                "| # | Mutants rejected | Equivalents accepted | Did not compile | Time |",
+                "| --- | --- | --- | --- | --- |",
+            ] + rows.keys.sorted().map { rows[$0]! }
+        return String(readme[..<start.upperBound]) + "\n" + table.joined(separator: "\n") + "\n"
+            + readme[end.lowerBound...]
+    }
+}
+
+#if os(macOS) || os(Linux)
+    import AsyncOperations  // Locked
+
+    /// `mutants`: each mutant of an exercise's solution checked as `check` checks an answer, on
+    /// copies of the repository in `folder` (one per lane, each with its builds, so that
+    /// `lanes` mutants are checked at once and each check rebuilds only the exercise).
+    public struct MutationRun {
+        public let workshop: Workshop
+        public let folder: URL
+        public var lanes = 2
+        public var limits = Limits(build: 600, tests: 20)
+        public var say: (String) -> Void
+        public var shouldStop: () -> Bool = { false }
+        public var started: ([ProcessEntry]) -> Void = { _ in }
+
+        public init(workshop: Workshop, folder: URL, say: @escaping (String) -> Void) {
+            self.workshop = workshop
+            self.folder = folder
+            self.say = say
+        }
+
+        func lane(_ number: Int) -> URL { folder.appendingPathComponent("lane\(number + 1)") }
+
+        /// Copies the repository for each lane (only what changed since the last run).
+        public func prepare() throws -> [Workshop] {
+            try (0..<lanes).map { number in
+                let copy = lane(number).appendingPathComponent("playground")
+                try Verifier.mirror(workshop.root, to: copy, skipping: [".git", ".build", ".swiftpm", ".DS_Store"])
+                return try Workshop(root: copy)
+            }
+        }
+
+        /// Checks `mutants` of exercise `number`, after the solution itself (on every lane,
+        /// which builds each lane's copy): nil, said, if the solution does not pass.
+        public func run(_ number: Int, mutants: [Mutant], copies: [Workshop]) throws -> [(Mutant, MutantOutcome)]? {
+            let solution = try String(contentsOf: workshop.exercise(number)!.solution, encoding: .utf8)
+            let baseline = Locked<[Result<MutantOutcome, any Error>]>([])
+            runConcurrently(copies.count, width: copies.count) { lane, _ in
+                let outcome = Result { try check(solution, of: number, in: copies[lane], lane: lane) }
+                baseline.withLock { $0.append(outcome) }
+            }
+            for outcome in baseline.withLock({ $0 }) {
+                let outcome = try outcome.get()
+                guard outcome == .passed else {
+                    say("Exercise \(number): its solution does not pass (\(outcome)): no mutant can be judged.")
+                    return nil
+                }
+            }
+            let results = Locked<[Int: Result<MutantOutcome, any Error>]>([:])
+            let done = Locked(0)
+            runConcurrently(mutants.count, width: copies.count) { lane, index in
+                let outcome = Result { try check(mutants[index].source, of: number, in: copies[lane], lane: lane) }
+                let count = done.withLock {
+                    $0 += 1
+                    return $0
+                }
+                results.withLock { $0[index] = outcome }
+                say(
+                    String(format: "  [%2d/%d] ", count, mutants.count) + Self.describe(try? outcome.get())
+                        + "  \(mutants[index].name)")
+            }
+            let outcomes = results.withLock { $0 }
+            return try mutants.indices.map { (mutants[$0], try outcomes[$0]!.get()) }
+        }
+
+        static func describe(_ outcome: MutantOutcome?) -> String {
+            switch outcome {
+            case .rejected(let how)?: "rejected (\(how))"
+            case .passed?: "PASSED"
+            case .doesNotCompile?: "does not compile"
+            case .notJudged?: "not judged"
+            case nil: "error"
+            }
+        }
+
+        /// `source` in exercise `number`'s file of `copy`, judged as `check` judges it.
+        func check(_ source: String, of number: Int, in copy: Workshop, lane: Int) throws -> MutantOutcome {
+            let exercise = copy.exercise(number)!
+            try Data(source.utf8).write(to: exercise.file)
+            var request = TestRequest(
+                package: copy.package, scratch: self.lane(lane).appendingPathComponent("build"), only: [number],
+                folder: self.lane(lane).appendingPathComponent("runs"))
+            request.skip = [exercise.contractSuite]
+            var observer = RunObserver()
+            observer.shouldStop = shouldStop
+            observer.started = started
+            let (judgement, observation) = try runCheck(
+                request,
+                raceScratch: exercise.checksForRaces ? self.lane(lane).appendingPathComponent("build-tsan") : nil,
+                limits: limits, observer: observer, diagnose: false)
+            if observation.interrupted { throw WorkshopError("mutants: stopped", status: 130) }
+            if let how = observation.endedFromOutside { return .notJudged(how) }
+            switch judgement.verdict {
+            case .passes: return .passed
+            case .doesNotCompile: return .doesNotCompile
+            default:
+                let tests = judgement.caughtBy.subtracting([Variant.raceDetector]).sorted()
+                let named = tests.prefix(3).joined(separator: ", ") + (tests.count > 3 ? ", …" : "")
+                return .rejected(judgement.verdict.rawValue + (tests.isEmpty ? "" : ": " + named))
+            }
+        }
+    }
+#endif
