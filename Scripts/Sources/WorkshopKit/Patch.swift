@@ -63,11 +63,6 @@ public struct Patch: Equatable, Sendable {
         guard !hunks.isEmpty else { throw WorkshopError("a diff without a hunk") }
     }
 
-    public init(header: [String], hunks: [Hunk]) {
-        self.header = header
-        self.hunks = hunks
-    }
-
     /// `text` with the change applied; throws, naming the hunk, where its old lines are not found.
     public func apply(to text: String) throws -> String {
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -87,14 +82,6 @@ public struct Patch: Equatable, Sendable {
             floor = at + hunk.new.count
         }
         return lines.joined(separator: "\n")
-    }
-
-    /// The text of a patch that changes `old` into `new`, under `header`.
-    public static func text(header: [String], from old: String, to new: String, oldName: String, newName: String)
-        -> String
-    {
-        let diff = unifiedDiff(from: old, to: new, oldName: oldName, newName: newName)
-        return (header + diff).joined(separator: "\n") + "\n"
     }
 
     /// Where `block` starts in `lines`, at or after `floor`: the match nearest `expected`.

@@ -18,11 +18,7 @@
             FileHandle.standardOutput.write(Data(text.utf8))
         }
 
-        /// When set, every line said is also kept here (`watch` redraws its screen from it).
-        var recording: [String]?
-
         func say(_ line: String = "") {
-            recording?.append(line)
             write(line + "\n")
         }
 
