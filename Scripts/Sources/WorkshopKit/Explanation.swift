@@ -1,11 +1,5 @@
 import Foundation
 
-#if os(Linux)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Turns what the runner concluded into what the learner reads: what was seen (the test, the
 /// issue, the compiler's notes, where it stopped), the exercise's notes for what was seen, and
 /// what to do next.

@@ -10,10 +10,10 @@ public enum MutantOutcome: Equatable, Sendable {
     /// Not counted: the run was stopped from outside.
     case notJudged(String)
 
-    /// What a check's judgement says of a mutant.
-    public init(_ judgement: Judgement, observation: RunObservation) {
-        if let how = observation.endedFromOutside {
-            self = .notJudged(how)
+    /// What a check says of a mutant.
+    public init(_ checked: Result<Checked, any Error>) {
+        guard case .success(let (judgement, observation)) = checked, observation.endedFromOutside == nil else {
+            self = .notJudged((try? checked.get().observation.endedFromOutside) ?? "\(checked)")
             return
         }
         let tests = judgement.caughtBy.subtracting([Variant.raceDetector]).sorted()
@@ -171,21 +171,20 @@ public struct MutationScore: Sendable {
     /// The workshop page `readme` with the rows of `scores` in its table of mutation scores
     /// (the other exercises' rows kept, the rows in the exercises' order).
     public static func readme(_ readme: String, with scores: [MutationScore]) throws -> String {
-        guard let start = readme.range(of: tableStart), let end = readme.range(of: tableEnd),
-            start.upperBound <= end.lowerBound
-        else { throw WorkshopError("Chapters/Workshop/README.md has lost the markers around its mutation table") }
         var rows: [Int: String] = [:]
-        for line in readme[start.upperBound..<end.lowerBound].split(separator: "\n") {
-            let first = line.dropFirst(2).prefix { $0.isNumber }
-            if line.hasPrefix("| "), let number = Int(first) { rows[number] = String(line) }
+        for line in readme.components(separatedBy: tableStart).dropFirst().first?.split(separator: "\n") ?? [] {
+            if line.hasPrefix(tableEnd) { break }
+            if line.hasPrefix("| "), let number = Int(line.dropFirst(2).prefix { $0.isNumber }) {
+                rows[number] = String(line)
+            }
         }
         for score in scores { rows[score.exercise] = score.row }
         let table =
             [
                 "| # | Mutants rejected | Equivalents accepted | Did not compile | Time |",
                 "| --- | --- | --- | --- | --- |",
-            ] + rows.keys.sorted().map { rows[$0]! }
-        return String(readme[..<start.upperBound]) + "\n" + table.joined(separator: "\n") + "\n"
-            + readme[end.lowerBound...]
+            ]
+            + rows.keys.sorted().map { rows[$0]! }
+        return try Generated.replacingTable(in: readme, between: tableStart, and: tableEnd, with: table)
     }
 }

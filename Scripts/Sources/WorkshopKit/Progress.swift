@@ -1,7 +1,7 @@
 import Foundation
 
 /// What the runner remembers between commands, in the repository's ignored build folder
-/// (.build/workshop-state): the last verdict of each exercise, with a fingerprint of what it
+/// (.build/workshop): the last verdict of each exercise, with a fingerprint of what it
 /// depended on, and the versions `reset` replaced.
 public struct Memory: Sendable {
     public let folder: URL
@@ -46,15 +46,17 @@ public struct Memory: Sendable {
         ]
         let tests = (try? FileManager.default.contentsOfDirectory(atPath: exercise.tests.path)) ?? []
         files += Workshop.swiftFiles(tests).map { exercise.tests.appendingPathComponent($0) }
-        var hash = FNV1a()
-        // The way a check judges: a verdict remembered by an older runner (one run only) no
-        // longer counts.
-        hash.add(Data("checked twice; races too".utf8))
-        for file in files {
-            hash.add(Data(file.lastPathComponent.utf8))
-            hash.add((try? Data(contentsOf: file)) ?? Data())
+        // FNV-1a, 64 bits: enough to notice a change. First, the way a check judges: a verdict
+        // remembered by an older runner (one run only) no longer counts.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for data in [Data("checked twice; races too".utf8)]
+            + files.flatMap({ file in
+                [Data(file.lastPathComponent.utf8), (try? Data(contentsOf: file)) ?? Data()]
+            })
+        {
+            for byte in data { hash = (hash ^ UInt64(byte)) &* 0x0100_0000_01b3 }
         }
-        return String(hash.value, radix: 16)
+        return String(hash, radix: 16)
     }
 
     /// Keeps `contents`, a version of `exercise`'s file that `reset` replaces, in
@@ -68,18 +70,6 @@ public struct Memory: Sendable {
         let file = kept.appendingPathComponent("\(formatter.string(from: now))_\(exercise.file.lastPathComponent)")
         try contents.write(to: file, options: .atomic)
         return file
-    }
-}
-
-/// The 64-bit FNV-1a hash: enough to notice that a file changed, with no dependency.
-struct FNV1a {
-    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
-
-    mutating func add(_ data: Data) {
-        for byte in data {
-            value ^= UInt64(byte)
-            value = value &* 0x0100_0000_01b3
-        }
     }
 }
 

@@ -1,11 +1,5 @@
 import Foundation
 
-#if os(Linux)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// How a run of an exercise's tests ended, as the learner needs to hear it.
 public enum Verdict: String, Codable, Equatable, Sendable {
     case passes

@@ -146,7 +146,7 @@ struct RunnerDefectsTests {
         #expect(names == ["$s9Exercise116WaitingOperationC4mainyyF": "WaitingOperation.main()"])
         let race = DataRace(accesses: [
             .init(
-                kind: "Write of size 1",
+                isWrite: true,
                 frames: [.init(function: "$s9Exercise116WaitingOperationC4mainyyF", file: "/x/W.swift", line: 3)])
         ])
         #expect(race.demangled { _ in names }.accesses[0].frames[0].function == "WaitingOperation.main()")
