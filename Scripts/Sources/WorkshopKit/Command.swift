@@ -55,7 +55,7 @@ public enum Command: Equatable, Sendable {
     public init(arguments: [String], exercises: [Int]) throws {
         guard let name = arguments.first else { throw WorkshopError("which command?\n\n\(Self.usage)", status: 2) }
         let rest = Array(arguments.dropFirst())
-        let known = Self.list(exercises)
+        let known = exercises.map(String.init).joined(separator: ", ")
         func exercise(_ text: String) throws -> Int {
             guard let value = Int(text), text.allSatisfy(\.isNumber), exercises.contains(value) else {
                 throw WorkshopError("there is no exercise '\(text)' (the exercises: \(known))", status: 2)
@@ -113,11 +113,5 @@ public enum Command: Equatable, Sendable {
         default:
             throw WorkshopError("unknown command '\(name)'\n\n\(Self.usage)", status: 2)
         }
-    }
-
-    /// "0 to 10", or the numbers one by one when some are missing.
-    static func list(_ numbers: [Int]) -> String {
-        guard let first = numbers.first, let last = numbers.last else { return "none" }
-        return numbers == Array(first...last) ? "\(first) to \(last)" : numbers.map(String.init).joined(separator: ", ")
     }
 }

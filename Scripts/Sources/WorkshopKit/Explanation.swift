@@ -250,13 +250,8 @@ public struct Explainer: Sendable {
 /// Reference/Stuck.md; Reference/Race.md, whose presence also means that a passing check runs
 /// the tests again under ThreadSanitizer.
 public struct ExerciseNotes: Sendable {
-    public struct CrashNote: Equatable, Sendable {
-        /// The words the crash's evidence must contain.
-        public var evidence: String
-        public var lines: [String]
-    }
-
-    public var crash: [CrashNote] = []
+    /// Crash.md's sections: the words the crash's evidence must contain, and the lines under them.
+    public var crash: [(evidence: String, lines: [String])]
     public var stuck: [String]?
     public var race: [String]?
 
@@ -264,14 +259,11 @@ public struct ExerciseNotes: Sendable {
         func lines(_ file: URL) -> [String]? {
             (try? String(contentsOf: file, encoding: .utf8)).map(Self.lines(of:))
         }
-        for line in lines(exercise.crash) ?? [] {
-            if line.hasPrefix("## ") {
-                crash.append(CrashNote(evidence: line.dropFirst(3).trimmingCharacters(in: .whitespaces), lines: []))
-            } else if !crash.isEmpty {
-                crash[crash.count - 1].lines.append(line)
-            }
+        let crashText = "\n" + ((try? String(contentsOf: exercise.crash, encoding: .utf8)) ?? "")
+        crash = crashText.components(separatedBy: "\n## ").dropFirst().map { section in
+            let lines = section.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
+            return (lines[0].trimmingCharacters(in: .whitespaces), Self.lines(of: lines.dropFirst().joined()))
         }
-        crash = crash.map { CrashNote(evidence: $0.evidence, lines: Self.lines(of: $0.lines.joined(separator: "\n"))) }
         stuck = lines(exercise.stuck)?.map { $0.hasPrefix("## ") ? $0.dropFirst(3) + ":" : $0 }
         race = lines(exercise.race)
     }

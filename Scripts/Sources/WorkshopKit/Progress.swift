@@ -33,9 +33,7 @@ public struct Memory: Sendable {
         var all = results()
         all[String(exercise.number)] = Result(verdict: verdict, fingerprint: Self.fingerprint(of: exercise))
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(all).write(to: resultsFile, options: .atomic)
+        try JSONEncoder().encode(all).write(to: resultsFile, options: .atomic)
     }
 
     /// A hash of everything a verdict depends on that a learner may change: the exercise's

@@ -117,20 +117,12 @@ public struct DataRace: Equatable, Sendable {
         return race
     }
 
-    /// Whether this is ThreadSanitizer's known false report of Swift's `Mutex` on Linux.
-    ///
-    /// On Linux, `Mutex` hands a contended lock from one thread to the next inside the kernel
-    /// (a priority-inheritance futex, called from the Synchronization library, which is not
-    /// built for ThreadSanitizer): ThreadSanitizer never sees the hand-off, and reports two
-    /// threads' accesses to the state the mutex guards as a race. `withLock` is inlined into
-    /// its caller, so no frame of Synchronization shows. What shows, for each of the two
-    /// accesses, is the innermost frame in a workshop file: the closure given to `withLock`,
-    /// called with no frame between by the function that encloses it, at a line that calls
-    /// `withLock` in a file that imports Synchronization — or that function itself at that
-    /// line (the inlined `withLock`). Both accesses must show it: state touched anywhere else
-    /// (the slots written outside any lock) is still a race. Not told apart: two mutexes for
-    /// the same state, or a `Mutex` made anew for each call, which locks nothing.
-    /// `source` reads a file.
+    /// Whether this is ThreadSanitizer's known false report of Swift's `Mutex` on Linux, which
+    /// hands a contended lock over inside the kernel, unseen (Chapters/Workshop/README.md, "`Mutex`
+    /// on Linux"): each of the two accesses' innermost frame in a workshop file is the closure
+    /// given to `withLock` (inlined: no frame of Synchronization shows), called with no frame
+    /// between by the function around it, or that function itself, at a line that calls
+    /// `withLock` in a file that imports Synchronization. `source` reads a file.
     public func isMutexHandOff(source: (String) -> String?) -> Bool {
         accesses.count >= 2
             && accesses.prefix(2).allSatisfy { access in

@@ -68,7 +68,7 @@ final class Runner {
         case .solution(let number):
             try solution(workshop.exercise(number)!)
         case .reset(let number):
-            for line in try reset(workshop.exercise(number)!) { terminal.say(line) }
+            terminal.say(try reset(workshop.exercise(number)!))
         case .verify(let numbers):
             return try inCopies { copies, observer in
                 Verifier.run(
@@ -80,7 +80,7 @@ final class Runner {
             let changed = try Generated.write(in: workshop)
             terminal.say(
                 changed.isEmpty ? "Everything that follows from the exercises' folders is up to date." : "")
-            for line in changed { terminal.say(line) }
+            terminal.say(changed)
         case .mutants(let numbers, let list, let save, let only):
             return try mutants(numbers, list: list, save: save, only: only)
         case .equivalent(let number, let name, let reason):
@@ -136,14 +136,12 @@ final class Runner {
             return nil
         }
         if let how = observation.endedFromOutside {
-            for line in Explainer.endedFromOutside(how) { terminal.say(line) }
+            terminal.say(Explainer.endedFromOutside(how))
             return nil
         }
         terminal.say()
         let seconds = Date().timeIntervalSince(started)
-        for line in explainer.explain(judgement, of: exercise, notes: ExerciseNotes(of: exercise), seconds: seconds) {
-            terminal.say(line)
-        }
+        terminal.say(explainer.explain(judgement, of: exercise, notes: ExerciseNotes(of: exercise), seconds: seconds))
         try memory.remember(judgement.verdict, of: exercise)
         return judgement.verdict
     }
@@ -163,10 +161,10 @@ final class Runner {
                 if showingPasses { terminal.say("  ✔ \(test.displayName)") }
             case .ended(let test, false, let issues):
                 terminal.say("  ✘ \(test.displayName)")
-                for line in Explainer.indented(issues.flatMap(\.explanation)) { terminal.say(line) }
+                terminal.say(Explainer.indented(issues.flatMap(\.explanation)))
             case .issueOutsideTest(let issue):
                 terminal.say("  ✘ (outside a test)")
-                for line in Explainer.indented(issue.explanation) { terminal.say(line) }
+                terminal.say(Explainer.indented(issue.explanation))
             }
         }
         observer.shouldStop = { [unowned self] in shouldStop() }
@@ -234,7 +232,7 @@ final class Runner {
             let title = exercise.title.count > 40 ? exercise.title.prefix(39) + "…" : Substring(exercise.title)
             rows.append([String(exercise.number), status, String(title), explainer.path(exercise.file)])
         }
-        for line in columns(rows) { terminal.say(line) }
+        terminal.say(columns(rows))
         terminal.say("\nProgress: \(progressBar(verdicts()))")
         if let next = unfinished(after: nil) {
             terminal.say("Next: \(explainer.command("check \(next.number)")), or \(explainer.command("watch"))")
@@ -266,10 +264,8 @@ final class Runner {
 
     /// The line of the first TODO in the exercise's file (1 if none).
     func todoLine(_ exercise: Exercise) -> Int {
-        let text = (try? String(contentsOf: exercise.file, encoding: .utf8)) ?? ""
-        return
-            (text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("TODO") } ?? 0)
-            + 1
+        let lines = ((try? String(contentsOf: exercise.file, encoding: .utf8)) ?? "").split(separator: "\n")
+        return (lines.firstIndex { $0.contains("TODO") } ?? 0) + 1
     }
 
     func hint(_ exercise: Exercise) {
@@ -283,9 +279,9 @@ final class Runner {
         terminal.say(
             "Exercise \(exercise.number) — \(exercise.title): the reference solution, as a diff against the stub")
         terminal.say("(apply it to \(explainer.path(exercise.file)) by hand; its tests then pass)\n")
-        let diff = unifiedDiff(
-            from: stub, to: solution, oldName: "stub: \(explainer.path(exercise.file))", newName: "solution")
-        for line in diff { terminal.say(line) }
+        terminal.say(
+            unifiedDiff(
+                from: stub, to: solution, oldName: "stub: \(explainer.path(exercise.file))", newName: "solution"))
     }
 
     /// Puts the stub back, keeping the learner's version; returns what to tell them.
@@ -318,7 +314,7 @@ final class Runner {
         terminal.say()
         let conclusion = Verifier.conclusion(
             of: problems, seconds: Date().timeIntervalSince(started), command: command)
-        for line in conclusion.lines { terminal.say(line) }
+        terminal.say(conclusion.lines)
         return conclusion.status
     }
 
@@ -364,7 +360,7 @@ final class Runner {
                 }
                 var score = MutationScore(exercise: exercise.number, results: outcomes, listed: listed)
                 score.seconds = Date().timeIntervalSince(started)
-                for line in score.report(solution: solution) { terminal.say(line) }
+                terminal.say(score.report(solution: solution))
                 scores.append(score)
                 problems += (score.survivors.map(\.name) + score.rejectedEquivalents.map(\.mutant.name)).map {
                     "exercise \(exercise.number): \($0)"

@@ -16,6 +16,10 @@ final class Terminal {
         write(line + "\n")
     }
 
+    func say(_ lines: [String]) {
+        write(lines.map { $0 + "\n" }.joined())
+    }
+
     /// Overwrites the current line (a status that changes in place; short enough for any
     /// terminal); nothing when the output is not a terminal.
     func status(_ text: String) {
@@ -23,9 +27,7 @@ final class Terminal {
         write("\r\u{1B}[K" + String(text.prefix(70)))
     }
 
-    func clearStatus() {
-        if isInteractive { write("\r\u{1B}[K") }
-    }
+    func clearStatus() { status("") }
 
     /// Clears the screen and its scrollback, for a redraw; a separator when not a terminal.
     func clearScreen() {
