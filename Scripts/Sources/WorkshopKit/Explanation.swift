@@ -195,10 +195,7 @@ public struct Explainer: Sendable {
 
     /// A run that something outside ended (`how`: what showed it): nothing was judged.
     public static func endedFromOutside(_ how: String) -> [String] {
-        [
-            "  Stopped from outside: \(how) (a kill, the system out of memory, or exit() called).",
-            "  Nothing was judged: check again.",
-        ]
+        ["  Stopped from outside: \(how).", "  Nothing was judged: check again."]
     }
 
     /// Messages as the runner shows them under their test: each line indented, at most

@@ -27,7 +27,9 @@ public enum Verifier {
             let solution = (try? String(contentsOf: exercise.solution, encoding: .utf8)) ?? ""
             for variant in variants.variants {
                 guard variant.isJudged() else {
-                    say("exercise \(exercise.number): \(variant.label): judged on \(variant.platforms ?? []) only")
+                    say(
+                        "exercise \(exercise.number): \(variant.label): judged on \((variant.platforms ?? []).joined(separator: ", ")) only"
+                    )
                     continue
                 }
                 do {
