@@ -368,7 +368,7 @@ final class Runner {
             }
             return problems
         }
-        if save, !scores.isEmpty {
+        if save, !scores.isEmpty, !interruption.isRaised {
             let page = workshop.package.appendingPathComponent("README.md")
             try MutationScore.readme(try String(contentsOf: page, encoding: .utf8), with: scores)
                 .write(to: page, atomically: true, encoding: .utf8)
