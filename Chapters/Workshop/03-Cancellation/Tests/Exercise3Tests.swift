@@ -15,20 +15,21 @@ struct Exercise3Tests {
         #expect(
             !operation.mainRan.isRaised,
             """
-            start() called main() for a cancelled operation, so its work ran: look at isCancelled in start(), \
-            before main(), and return (hint: "Look first")
+            start() called main() for an operation cancelled before it started, so its work ran: look at isCancelled \
+            in start(), before main(), and return (hint: "Look first")
             """)
-        #expect(
-            learned,
-            """
-            the cancelled operation never finished: start() must set finished = true and announce "isFinished", \
-            outside the lock (hint: "Finish without running")
-            """)
-        if learned {
-            let state = await read { (finished: operation.isFinished, executing: operation.isExecuting) }
-            #expect(
-                state?.finished == true && state?.executing == false,
-                "cancelled before it started: finished = true, and executing stays false (hint: \"Finish without running\")"
+        if !learned {
+            let state = await read { OperationState.now(operation) }
+            Issue.record(
+                Comment(
+                    rawValue: """
+                        cancelled before it started and queued, the operation's queue had not learned 5 s later that \
+                        it finished (it said \(Self.describe(state))): start() must set finished = true and announce \
+                        "isFinished" (hint: "Finish without running")
+                        """))
+        } else if let state = await read({ OperationState.now(operation) }), state.isExecuting || !state.isFinished {
+            Issue.record(
+                "cancelled before it started, it ended with \(state): finished, and never executing (hint: \"Finish without running\")"
             )
         }
     }
@@ -36,51 +37,51 @@ struct Exercise3Tests {
     @Test("cancelled before it starts: it is never marked executing")
     func neverExecuting() async {
         let operation = WatchedOperation()
-        guard await Self.cancelLeavesItPending(operation), await Self.start(operation) else { return }
-        // A getter that said "executing" while the cancelled operation started: on Linux,
-        // Foundation's didChangeValue(forKey: "isExecuting") reads it; on a Mac, the watched
-        // operation's override of that method does.
-        let markedExecuting = operation.reads.events.contains("isExecuting true")
-        #expect(
-            !markedExecuting,
-            """
-            start() marked the cancelled operation executing before it finished it: look at isCancelled first, \
-            before announcing "isExecuting" (hint: "Look first")
-            """)
+        guard await Self.cancelLeavesItPending(operation), let watch = await Self.start(operation) else { return }
+        let executing = watch.events.filter { $0.state?.isExecuting == true }
+        if let first = executing.first {
+            Issue.record(
+                Comment(
+                    rawValue: """
+                        start() marked the operation executing though it was cancelled before it started: at \(first) \
+                        (call #\(first.number)) it said isExecuting = true. Calls seen: \(watch.calls(threads: operation.threadNames)). \
+                        Look at isCancelled first, before announcing "isExecuting" (hint: "Look first")
+                        """))
+        } else if let after = await read({ OperationState.now(operation) }), after.isExecuting {
+            Issue.record(
+                "start() returned with the cancelled operation saying isExecuting = true: executing stays false (hint: \"Look first\")"
+            )
+        }
     }
 
-    @Test("cancelled before it starts: start() announces \"isFinished\", willChangeValue before didChangeValue")
-    func announcesFinished() async throws {
+    @Test("cancelled before it starts: start() announces \"isFinished\", willChangeValue before the change, didChangeValue after it")
+    func announcesFinished() async {
+        guard AnnouncementWatch.seesAnnouncements else {
+            Issue.record("this build cannot see announcements (an optimised build?): check the exercise in a debug build")
+            return
+        }
         let operation = WatchedOperation()
-        guard await Self.cancelLeavesItPending(operation), await Self.start(operation) else { return }
-        #if os(Linux)
-            // Linux's Foundation declares willChangeValue(forKey:) on Operation as a method that
-            // does nothing and that no subclass can override: only the source shows those calls.
-            // Every form counts (literal keys, a loop, a helper, finish()): the calls are paired, in order.
-            let file = ExerciseSource("Exercise3/CancelAwareOperation.swift")
-            let source = try #require(file, "the exercise file is missing")
-            for problem in source.announcementProblems() + source.orderProblems() {
-                Issue.record("\(source.path): \(problem) (hint: \"Finish without running\")")
-            }
-            // didChangeValue(forKey: "isFinished") reads isFinished before it returns (Linux's
-            // Foundation; on a Mac, the overrides below see the call itself).
-            let announced = operation.reads.events.contains("isFinished true")
-            #expect(
-                announced,
-                """
-                start() never announces "isFinished" with didChangeValue(forKey:) after setting finished, so a queue never \
-                learns it: announce the change (hint: "Finish without running")
-                """)
-        #else
-            // On a Mac (read, not verified here): the watched operation overrides NSObject's
-            // willChangeValue(forKey:) and didChangeValue(forKey:), and records each call that
-            // start() made, with what the getters said at that moment.
-            for problem in operation.announcements.problems(
-                announcing: "isFinished", changedTo: true, in: "start(), when cancelled,")
-            {
-                Issue.record("\(problem) (hint: \"Finish without running\")")
-            }
-        #endif
+        guard await Self.cancelLeavesItPending(operation), let watch = await Self.start(operation) else { return }
+        let place = "start(), for a cancelled operation,"
+        let problems =
+            watch.lockProblems(in: place)
+            + watch.problems(in: place, changes: [.init("isFinished", from: false, to: true)])
+        for (index, problem) in problems.enumerated() {
+            let seen = index == 0 ? ". Calls seen: \(watch.calls(threads: operation.threadNames))" : ""
+            Issue.record(Comment(rawValue: "\(problem)\(seen) (hint: \"Finish without running\")"))
+        }
+    }
+
+    @Test("start() looks at isCancelled, which a subclass may override: cancelled that way, it does not run either")
+    func startReadsIsCancelled() async {
+        let operation = WatchedOperation(saysCancelled: true)
+        guard await Self.start(operation) != nil else { return }
+        #expect(
+            !operation.mainRan.isRaised,
+            """
+            an operation whose isCancelled said true (a subclass's override; cancel() was never called) ran main(): \
+            start() must look at isCancelled itself, not at a flag of its own that cancel() sets (hint: "Look first")
+            """)
     }
 
     @Test("a ReportingOperation cancelled before it starts reports nothing")
@@ -89,12 +90,72 @@ struct Exercise3Tests {
         let operation = ReportingOperation(report: log.record)
         guard await Self.cancelLeavesItPending(operation) else { return }
         OperationQueue().addOperation(operation)
-        #expect(
-            await queueLearnsFinished(operation, within: 5),
-            "the cancelled operation never finished (hint: \"Finish without running\")")
+        let learned = await queueLearnsFinished(operation, within: 5)
         #expect(
             log.events.isEmpty,
-            "a cancelled operation ran its work: start() must return before main() (hint: \"Look first\")")
+            "a ReportingOperation cancelled before it started reported \(log.events): start() must return before main() (hint: \"Look first\")"
+        )
+        #expect(
+            learned,
+            "a ReportingOperation cancelled before it started never finished (hint: \"Finish without running\")")
+    }
+
+    @Test("cancelled while it waits in a suspended queue: it stays unfinished until the queue starts it, then ends")
+    func cancelledWhileWaiting() async {
+        let operation = WatchedOperation()
+        let queue = OperationQueue()
+        queue.isSuspended = true
+        queue.addOperation(operation)
+        guard await blockingCall(within: 5, { operation.cancel() }) else {
+            Issue.record("cancel() never returned: does it wait for a lock, or for the operation? (hint: \"Not in cancel()\")")
+            return
+        }
+        let waiting = await read { OperationState.now(operation) }
+        if let waiting, waiting.isFinished {
+            queue.isSuspended = false
+            Issue.record(
+                """
+                cancel() marked finished an operation that still waited in its (suspended) queue: Foundation then prints \
+                "went isFinished=YES without being started by the queue it is in", and the queue may crash. Leave \
+                cancel() alone: start() finishes a cancelled operation (hint: "Not in cancel()")
+                """)
+            return
+        }
+        queue.isSuspended = false
+        #expect(
+            await queueLearnsFinished(operation, within: 5),
+            "cancelled while it waited, the operation never finished once its queue started it (hint: \"Finish without running\")"
+        )
+        #expect(
+            !operation.mainRan.isRaised,
+            "cancelled while it waited, the operation ran main() when its queue started it (hint: \"Look first\")")
+    }
+
+    @Test("a cancel that lands as start() announces \"isExecuting\" still lets the operation finish")
+    func cancelAsItStarts() async {
+        // The cancel comes from another thread, from inside the first announcement of
+        // "isExecuting": after start() has looked at isCancelled, before main() runs.
+        let operation = HeldWork(cancelsAsItStarts: true)
+        OperationQueue().addOperation(operation)
+        defer { operation.release() }
+        let cancelled = await operation.cancelled.wait(seconds: 5)
+        operation.release()
+        guard await queueLearnsFinished(operation, within: 5) else {
+            let state = await read { OperationState.now(operation) }
+            Issue.record(
+                Comment(
+                    rawValue: cancelled
+                        ? """
+                        cancelled from another thread as start() announced "isExecuting", the operation never finished \
+                        (it said \(Self.describe(state))\(operation.mainRan.isRaised ? "; main() ran and its work called finish()" : "; main() never ran")): \
+                        once start() has decided to run it, main()'s work finishes it (hint: "Look first")
+                        """
+                        : """
+                        start() never announced "isExecuting" within 5 s of being queued, and the operation never \
+                        finished (it said \(Self.describe(state))) (hint: "Look first")
+                        """))
+            return
+        }
     }
 
     @Test("cancelled while its work runs: it ends when the work ends, and its dependent starts only then")
@@ -106,7 +167,7 @@ struct Exercise3Tests {
         OperationQueue().add([operation, dependent])
         defer { operation.release() }
         guard await operation.running.wait(seconds: 5) else {
-            Issue.record("the operation's work never started (hint: \"Look first\")")
+            Issue.record("5 s after it was queued, the operation's work had not started (hint: \"Look first\")")
             return
         }
         guard await blockingCall(within: 5, { operation.cancel() }) else {
@@ -114,24 +175,60 @@ struct Exercise3Tests {
                 "cancel() never returned: does it wait for a lock, or for the work? (hint: \"Not in cancel()\")")
             return
         }
-        // Its work still runs: nothing may say it is over. A cancel() that finishes at once
+        // Its work is still held: nothing may say it is over. A cancel() that finishes at once
         // says so before it returns; one that finishes a moment later, within the moment.
         let finishedAtOnce = await read { operation.isFinished } == true
-        let dependentEarly = finishedAtOnce ? true : await dependentRan.wait(seconds: 0.5)
+        let dependentEarly = finishedAtOnce ? true : await dependentRan.wait(seconds: 0.2)
         operation.release()
         if finishedAtOnce || dependentEarly {
             Issue.record(
                 """
-                cancel() finished the operation while its work still ran: its dependent could start before the work \
-                had ended, and the work's own finish() then finishes it a second time. A running operation ends when \
-                its work ends; cancel() only marks it cancelled (hint: "Not in cancel()")
+                cancelled while its work was held, the operation \(finishedAtOnce ? "said isFinished = true as cancel() returned" : "let its dependent run"), \
+                before the work had ended: a running operation ends when its work ends; cancel() only marks it \
+                cancelled (hint: "Not in cancel()")
                 """)
             return
         }
         #expect(
             await dependentRan.wait(seconds: 5),
-            "the work ended, but the operation's dependent never started: does finish() still announce \"isFinished\"? (hint: \"Finish without running\")"
+            "the work ended and called finish(), but the operation's dependent had not run 5 s later (hint: \"Finish without running\")"
         )
+    }
+
+    @Test("cancel() and start() at the same moment, on two threads: the operation ends either way")
+    func cancelAndStartAtOnce() async {
+        // Two threads let go together, with nothing of the test's between them: what orders
+        // the state that cancel() and start() share is the operation's own. ThreadSanitizer,
+        // in the check's second run, sees any of it they touch unordered.
+        let operation = WatchedOperation()
+        let go = DispatchSemaphore(value: 0)
+        let started = Flag()
+        let cancelled = Flag()
+        Thread {
+            _ = go.wait(timeout: .now() + 5)
+            operation.start()
+            started.raise()
+        }.start()
+        Thread {
+            _ = go.wait(timeout: .now() + 5)
+            operation.cancel()
+            cancelled.raise()
+        }.start()
+        go.signal()
+        go.signal()
+        let startReturned = await started.wait(seconds: 5)
+        let bothReturned = await cancelled.wait(seconds: 5) && startReturned
+        #expect(
+            bothReturned,
+            """
+            start() and cancel(), called at the same moment on two threads, had not both returned 5 s later: \
+            \(started.isRaised ? "cancel()" : "start()") waits for something (hint: "Look first")
+            """)
+        if bothReturned, let state = await read({ OperationState.now(operation) }), !state.isFinished {
+            Issue.record(
+                "start() and cancel(), called at the same moment, both returned and the operation said \(state): whether or not main() ran, it must end finished (hint: \"Finish without running\")"
+            )
+        }
     }
 
     @Test("an operation that is not cancelled still runs its work")
@@ -139,33 +236,43 @@ struct Exercise3Tests {
         let log = EventLog()
         let operation = ReportingOperation(report: log.record)
         OperationQueue().addOperation(operation)
-        #expect(
-            await queueLearnsFinished(operation, within: 5),
-            "the operation never finished: does start() still announce \"isExecuting\" and call main()? (hint: \"Look first\")"
-        )
+        let learned = await queueLearnsFinished(operation, within: 5)
         #expect(
             log.events == ["Executing"],
-            "start() must still call main() when the operation is not cancelled (hint: \"Look first\")")
+            "an operation that was not cancelled reported \(log.events): start() must still call main() (hint: \"Look first\")"
+        )
+        #expect(
+            learned,
+            "an operation that was not cancelled never finished: start() must still announce \"isExecuting\" and call main() (hint: \"Look first\")"
+        )
     }
 
-    /// Calls `start()` by hand, on a thread of its own that the watched operation knows; false,
-    /// with the reason recorded, if it does not return.
-    fileprivate static func start(_ operation: WatchedOperation) async -> Bool {
-        operation.announcements.start()
-        defer { operation.announcements.stop() }
-        guard await blockingCall(threadMark: WatchedOperation.startingThread, within: 5, { operation.start() }) else {
-            Issue.record(
-                "start() never returned for a cancelled operation: is it waiting for a lock it holds? (hint: \"Finish without running\")"
-            )
-            return false
+    /// Calls `start()` by hand, on a thread of its own, watching what it announces; the watch,
+    /// or nil (with the reason recorded) if start() did not return.
+    fileprivate static func start(_ operation: WatchedOperation) async -> AnnouncementWatch? {
+        let watch = AnnouncementWatch(of: operation)
+        let returned = await blockingCall(within: 5 + watch.getterPatience) {
+            operation.name(.current, "the thread that ran start()")
+            operation.start()
         }
-        return true
+        guard returned else {
+            let stuck = watch.unreturned.last.map { ", stuck in its call #\($0.number), \($0)" } ?? ""
+            Issue.record(
+                Comment(
+                    rawValue: """
+                        start() never returned for a cancelled operation\(stuck). Calls seen: \
+                        \(watch.calls(threads: operation.threadNames)). Is it waiting for a lock it holds? (hint: \
+                        "Finish without running")
+                        """))
+            return nil
+        }
+        return watch
     }
 
     /// Cancels `operation`, which no queue holds yet; false, with the reason recorded, if that
     /// marked it finished (a queue would then refuse it: Foundation traps).
     static func cancelLeavesItPending(_ operation: CancelAwareOperation) async -> Bool {
-        guard await completes(within: 5, { operation.cancel() }) else {
+        guard await blockingCall(within: 5, { operation.cancel() }) else {
             Issue.record(
                 "cancel() never returned: does it wait for a lock, or for the operation to finish? (hint: \"Not in cancel()\")"
             )
@@ -174,7 +281,7 @@ struct Exercise3Tests {
         if await read({ operation.isFinished }) != false {
             Issue.record(
                 """
-                cancel() marked an operation finished that no queue had started: Foundation then prints "went \
+                cancel() marked finished an operation that no queue had started: Foundation then prints "went \
                 isFinished=YES without being started by the queue it is in", and may crash. Leave cancel() alone: \
                 start() finishes a cancelled operation (hint: "Not in cancel()")
                 """)
@@ -182,26 +289,32 @@ struct Exercise3Tests {
         }
         return true
     }
+
+    /// What a state read says, or that the getters did not answer.
+    static func describe(_ state: OperationState??) -> String {
+        guard let state = state ?? nil else { return "nothing: its getters did not answer within 2 s" }
+        return "\(state)"
+    }
 }
 
-/// An operation whose work only records that it ran. It records what its getters say on the
-/// thread that `Exercise3Tests.start(_:)` runs `start()` on, and (on a Mac) what is announced
-/// while `announcements` records.
+/// An operation whose work only records that it ran, and finishes. It names the threads it
+/// knows, for messages; with `saysCancelled`, its `isCancelled` says true without a cancel().
 private final class WatchedOperation: CancelAwareOperation, @unchecked Sendable {
-    // @unchecked Sendable: thread-safe flags and logs, on the learner's superclass.
-    static let startingThread = "exercise3.start"
+    // @unchecked Sendable: a flag, `threads` under `lock`, and a setting made in init.
     let mainRan = Flag()
-    /// "isExecuting false", "isFinished true"...: each read of a getter on the starting thread.
-    let reads = EventLog()
-    let announcements = AnnouncementLog()
+    private let saysCancelled: Bool
+    private let lock = NSLock()
+    private var threads: [ThreadIdentity: String] = [:]
 
-    override var isExecuting: Bool { reported("isExecuting", super.isExecuting) }
-    override var isFinished: Bool { reported("isFinished", super.isFinished) }
-
-    private func reported(_ key: String, _ state: Bool) -> Bool {
-        if ThreadMark.isSet(Self.startingThread) { reads.record("\(key) \(state)") }
-        return state
+    init(saysCancelled: Bool = false) {
+        self.saysCancelled = saysCancelled
     }
+
+    var threadNames: [ThreadIdentity: String] { lock.withLock { threads } }
+
+    func name(_ thread: ThreadIdentity, _ name: String) { lock.withLock { threads[thread] = name } }
+
+    override var isCancelled: Bool { saysCancelled || super.isCancelled }
 
     override func main() {
         mainRan.raise()
@@ -209,26 +322,46 @@ private final class WatchedOperation: CancelAwareOperation, @unchecked Sendable 
     }
 
     #if !os(Linux)
-        // NSObject's methods, which a subclass can override on a Mac (not on Linux).
+        // NSObject's methods, which a subclass can override on a Mac (on Linux, TestSupport sees
+        // the calls without them).
         override func willChangeValue(forKey key: String) {
-            announcements.record(.will, key, of: self)
-            super.willChangeValue(forKey: key)
+            AnnouncementWatch.announce(.will, key, by: self) { super.willChangeValue(forKey: key) }
         }
 
         override func didChangeValue(forKey key: String) {
-            announcements.record(.did, key, of: self)
-            super.didChangeValue(forKey: key)
+            AnnouncementWatch.announce(.did, key, by: self) { super.didChangeValue(forKey: key) }
         }
     #endif
 }
 
-/// Work that runs on a thread of its own until the test lets it end, then finishes.
+/// Work that runs on a thread of its own until the test lets it end, then finishes. With
+/// `cancelsAsItStarts`, it is cancelled from another thread as "isExecuting" is first announced.
 private final class HeldWork: CancelAwareOperation, @unchecked Sendable {
-    // @unchecked Sendable: a flag and a semaphore, both thread-safe, on the learner's superclass.
+    // @unchecked Sendable: flags and a semaphore, all thread-safe, and a watch set in init.
     let running = Flag()
+    let mainRan = Flag()
+    let cancelled = Flag()
     private let mayEnd = DispatchSemaphore(value: 0)
+    private var watch: AnnouncementWatch?
+
+    init(cancelsAsItStarts: Bool = false) {
+        super.init()
+        guard cancelsAsItStarts else { return }
+        let cancelled = cancelled
+        watch = AnnouncementWatch(of: self, readsGetters: false) { [weak self] event in
+            guard let self, event.key == "isExecuting", !cancelled.isRaised else { return }
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                self.cancel()
+                done.signal()
+            }.start()
+            _ = done.wait(timeout: .now() + 2 * boundStretch)
+            cancelled.raise()
+        }
+    }
 
     override func main() {
+        mainRan.raise()
         running.raise()
         Thread {
             _ = self.mayEnd.wait(timeout: .now() + 10)
@@ -236,6 +369,16 @@ private final class HeldWork: CancelAwareOperation, @unchecked Sendable {
         }.start()
     }
 
-    /// Lets the work end.
+    /// Lets the work end (once is enough; more is harmless).
     func release() { mayEnd.signal() }
+
+    #if !os(Linux)
+        override func willChangeValue(forKey key: String) {
+            AnnouncementWatch.announce(.will, key, by: self) { super.willChangeValue(forKey: key) }
+        }
+
+        override func didChangeValue(forKey key: String) {
+            AnnouncementWatch.announce(.did, key, by: self) { super.didChangeValue(forKey: key) }
+        }
+    #endif
 }
