@@ -279,8 +279,9 @@ extension AnnouncementWatch {
     /// its did after it said the new one. A pair around no change (a key announced though its
     /// value stays) is not a problem. `place` names the code, e.g. "finish()". Calls whose
     /// getters did not answer are judged only by their pairing (`lockProblems` reports them).
-    public func problems(in place: String, changes: [Change]) -> [String] {
-        let all = events
+    /// Only the calls that `only` keeps are judged (those of one thread, for instance).
+    public func problems(in place: String, changes: [Change], only: (Event) -> Bool = { _ in true }) -> [String] {
+        let all = events.filter(only)
         var keys: [String] = []
         for key in all.map(\.key) + changes.map(\.key) where !keys.contains(key) { keys.append(key) }
         // One sentence per kind of problem, naming each call it was seen at.
@@ -308,27 +309,33 @@ extension AnnouncementWatch {
                 }
             }
             lonelyWills += open.values.flatMap { $0 }
-            guard let change = changes.first(where: { $0.key == key }), !pairs.isEmpty else { continue }
+            guard !pairs.isEmpty else { continue }
             let value = { (event: Event) in event.state?.value(of: key) }
-            guard !pairs.contains(where: { value($0.will) == change.old && value($0.did) == change.new }) else { continue }
-            if let late = pairs.first(where: { value($0.will) == change.new && value($0.did) == change.new }) {
-                willsAfter.append(late.will)
-            } else if let early = pairs.first(where: { value($0.did) == change.old }) {
-                didsBefore.append(early.did)
+            for change in changes where change.key == key {
+                guard !pairs.contains(where: { value($0.will) == change.old && value($0.did) == change.new }) else {
+                    continue
+                }
+                if let late = pairs.first(where: { value($0.will) == change.new && value($0.did) == change.new }) {
+                    willsAfter.append(late.will)
+                } else if let early = pairs.first(where: { value($0.did) == change.old }) {
+                    didsBefore.append(early.did)
+                }
             }
         }
         func named(_ calls: [Event]) -> String {
             let sorted = calls.sorted { $0.number < $1.number }.map { "\($0) (call \($0.number))" }
-            return sorted.count <= 1 ? sorted.joined() : sorted.dropLast().joined(separator: ", ") + " and " + sorted.last!
+            return sorted.count <= 1
+                ? sorted.joined() : sorted.dropLast().joined(separator: ", ") + " and " + sorted.last!
         }
         var problems: [String] = []
         if !never.isEmpty {
             let quoted = never.map { "\"\($0)\"" }.joined(separator: " or ")
-            let others = Set(all.map(\.key)).subtracting(keys.filter { !never.contains($0) } + ["isReady", "isCancelled"])
+            let others = Set(all.map(\.key)).subtracting(changes.map(\.key) + ["isReady", "isCancelled"])
             let spelling =
                 others.isEmpty
                 ? "" : "; it announced \(others.sorted().map { "\"\($0)\"" }.joined(separator: ", ")) instead"
-            problems.append("\(place) never announced \(quoted): no willChangeValue or didChangeValue for it\(spelling)")
+            problems.append(
+                "\(place) never announced \(quoted): no willChangeValue or didChangeValue for it\(spelling)")
         }
         if !lonelyDids.isEmpty {
             problems.append(
@@ -354,13 +361,17 @@ extension AnnouncementWatch {
     }
 
     /// The calls made while the lock that the getters take was held, one sentence for the
-    /// first; empty if the getters answered at every call.
-    public func lockProblems(in place: String) -> [String] {
+    /// first; empty if the getters answered at every call. `place` names the code that made a
+    /// call, e.g. "finish()".
+    public func lockProblems(in place: (Event) -> String) -> [String] {
         guard let held = events.first(where: { $0.state == nil }) else { return [] }
         return [
-            "while \(place) called \(held) (call \(held.number)), another thread that read the getters waited \(Self.seconds(getterPatience)) without an answer: the lock they take was held during the call"
+            "while \(place(held)) called \(held) (call \(held.number)), another thread that read the getters waited \(Self.seconds(getterPatience)) without an answer: the lock they take was held during the call"
         ]
     }
+
+    /// The same, with one name for the code that made every call.
+    public func lockProblems(in place: String) -> [String] { lockProblems(in: { _ in place }) }
 
     static func seconds(_ value: Double) -> String {
         value == value.rounded() ? "\(Int(value)) s" : String(format: "%.1f s", value)

@@ -29,7 +29,7 @@ struct Exercise0Tests {
             log.record(step)
             gates[step]?.hold()
         }
-        defer { gates.values.forEach { $0.open() } }
+        defer { for gate in gates.values { gate.open() } }
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 3
         queue.add(pipeline.operations)
@@ -73,7 +73,8 @@ struct Exercise0Tests {
         guard await queue.runs(pipeline.operations, within: 5) else {
             Issue.record(
                 Comment(
-                    rawValue: "the queue had not finished the three steps 5 s after they were queued (ran: \(log.events)): "
+                    rawValue:
+                        "the queue had not finished the three steps 5 s after they were queued (ran: \(log.events)): "
                         + Self.whyItNeverRuns(pipeline)))
             return
         }
@@ -90,7 +91,8 @@ struct Exercise0Tests {
         }
         return steps.map { stepName, step in
             let names = step.dependencies.map(name)
-            return names.isEmpty ? "\(stepName) waits for nothing" : "\(stepName) waits for \(names.joined(separator: " and "))"
+            return names.isEmpty
+                ? "\(stepName) waits for nothing" : "\(stepName) waits for \(names.joined(separator: " and "))"
         }.joined(separator: ", ")
     }
 

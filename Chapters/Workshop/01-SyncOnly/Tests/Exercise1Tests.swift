@@ -129,7 +129,9 @@ private final class HeldRun: @unchecked Sendable {
             operation.start()
             self.mainReturned.raise()
         }.start()
-        guard mainStarted.wait(timeout: .now() + 5 * boundStretch) == .success else { return "the test's thread never started" }
+        guard mainStarted.wait(timeout: .now() + 5 * boundStretch) == .success else {
+            return "the test's thread never started"
+        }
         let started = Date()
         let mainThread = lock.withLock { self.mainThread }
 
@@ -185,7 +187,8 @@ private final class HeldRun: @unchecked Sendable {
     /// 2.3 s after `since`: a guessed wait of up to 2 s has returned by then).
     private func watch(_ mainThread: ThreadActivity.KernelThread?, while what: String, since: Date? = nil) -> String? {
         let activity =
-            mainThread.map { thread in ThreadActivity.settled(thread, stop: { self.mainReturned.isRaised }) } ?? .unknown
+            mainThread.map { thread in ThreadActivity.settled(thread, stop: { self.mainReturned.isRaised }) }
+            ?? .unknown
         if mainReturned.isRaised {
             return """
                 main() returned while \(what): the queue then reports the operation finished too early. main() must \
@@ -215,7 +218,11 @@ private final class HeldRun: @unchecked Sendable {
                 """
         case .unknown:
             // No kernel to ask (a Mac): hold until a guessed wait of up to 2 s has passed.
-            if let since { Thread.sleep(until: since.addingTimeInterval(2.3)) } else { Thread.sleep(forTimeInterval: 0.5) }
+            if let since {
+                Thread.sleep(until: since.addingTimeInterval(2.3))
+            } else {
+                Thread.sleep(forTimeInterval: 0.5)
+            }
             return mainReturned.isRaised
                 ? """
                 main() returned while \(what): a sleep or a wait with a time limit ended before the work did. \

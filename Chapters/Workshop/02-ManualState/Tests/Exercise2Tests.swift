@@ -75,7 +75,7 @@ struct Exercise2Tests {
         OperationQueue().addOperation(operation)
         guard let watch = await operation.finishing(within: 5) else { return }  // finishReturns says why
         let returned = await operation.finishReturned.wait(seconds: 5 + 2 * watch.getterPatience)
-        guard let problem = watch.lockProblems(in: "finish()").first else { return }
+        guard let problem = watch.lockProblems(in: operation.place).first else { return }
         let recursive =
             returned
             ? """
@@ -95,7 +95,8 @@ struct Exercise2Tests {
     )
     func announcesBothKeys() async {
         guard AnnouncementWatch.seesAnnouncements else {
-            Issue.record("this build cannot see announcements (an optimised build?): check the exercise in a debug build")
+            Issue.record(
+                "this build cannot see announcements (an optimised build?): check the exercise in a debug build")
             return
         }
         let operation = WatchedOperation()
@@ -105,7 +106,10 @@ struct Exercise2Tests {
         else { return }  // finishReturns says why
         // Announcements finish() left to another thread, if any, have landed once the queue knows.
         _ = await TestSupport.queueLearnsFinished(operation, within: 2)
-        let problems = watch.problems(in: "finish()", changes: Self.finishChanges)
+        let problems =
+            watch.problems(in: "start()", changes: [.init("isExecuting", from: false, to: true)]) {
+                !operation.madeByFinish($0)
+            } + watch.problems(in: "finish()", changes: Self.finishChanges, only: operation.madeByFinish)
         for (index, problem) in problems.enumerated() {
             let section =
                 problem.contains("with no willChangeValue") || problem.contains("no didChangeValue for that key")
@@ -136,7 +140,8 @@ struct Exercise2Tests {
         } else {
             #expect(
                 log.events == ["Executing", "Dependent ran"],
-                "the dependent must start only after finish(); what ran: \(log.events) (hint: \"Announce each change\")")
+                "the dependent must start only after finish(); what ran: \(log.events) (hint: \"Announce each change\")"
+            )
         }
     }
 
@@ -163,7 +168,7 @@ struct Exercise2Tests {
 
 /// The exercise's operation, watched: `main()` calls `finish()` on a thread of its own (or, with
 /// `finishesInsideMain`, on the queue's thread, before `main()` returns), and the watch records
-/// every announcement from just before `finish()` is called.
+/// every announcement, `start()`'s and `finish()`'s.
 private final class WatchedOperation: AnnouncingOperation, @unchecked Sendable {
     // @unchecked Sendable: thread-safe flags; `watch` and `threads` only touched under `lock`.
     let finishesInsideMain: Bool
@@ -172,21 +177,35 @@ private final class WatchedOperation: AnnouncingOperation, @unchecked Sendable {
     private let lock = NSLock()
     private var watch: AnnouncementWatch?
     private var threads: [ThreadIdentity: String] = [:]
+    private var finishingThread: ThreadIdentity?
 
     init(finishesInsideMain: Bool = false) {
         self.finishesInsideMain = finishesInsideMain
+        super.init()
+        watch = AnnouncementWatch(of: self)
     }
 
     /// The threads the test knows, for messages.
     var threadNames: [ThreadIdentity: String] { lock.withLock { threads } }
 
-    /// The watch, once `finish()` is about to be called; nil if it was not within `seconds`.
+    /// Whether `finish()` made this call (on its thread, or with `finishesInsideMain` on the
+    /// queue's after `main()` began: then every call it made came after start()'s).
+    func madeByFinish(_ event: AnnouncementWatch.Event) -> Bool {
+        lock.withLock { event.thread == finishingThread }
+    }
+
+    /// The code that made a call, for messages.
+    func place(_ event: AnnouncementWatch.Event) -> String { madeByFinish(event) ? "finish()" : "start()" }
+
+    /// The watch (of every call from the operation's creation), once `finish()` is about to be
+    /// called; nil if it was not within `seconds`.
     func finishing(within seconds: Double) async -> AnnouncementWatch? {
         guard await finishCalled.wait(seconds: seconds) else { return nil }
         return lock.withLock { watch }
     }
 
     override func main() {
+        lock.withLock { threads[.current] = "the thread that ran start()" }
         if finishesInsideMain {
             finishWatched()
         } else {
@@ -195,10 +214,9 @@ private final class WatchedOperation: AnnouncingOperation, @unchecked Sendable {
     }
 
     private func finishWatched() {
-        let started = AnnouncementWatch(of: self)
         lock.withLock {
             threads[.current] = "the thread that called finish()"
-            watch = started
+            finishingThread = .current
         }
         finishCalled.raise()
         finish()

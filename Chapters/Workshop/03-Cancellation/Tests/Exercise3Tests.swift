@@ -54,10 +54,13 @@ struct Exercise3Tests {
         }
     }
 
-    @Test("cancelled before it starts: start() announces \"isFinished\", willChangeValue before the change, didChangeValue after it")
+    @Test(
+        "cancelled before it starts: start() announces \"isFinished\", willChangeValue before the change, didChangeValue after it"
+    )
     func announcesFinished() async {
         guard AnnouncementWatch.seesAnnouncements else {
-            Issue.record("this build cannot see announcements (an optimised build?): check the exercise in a debug build")
+            Issue.record(
+                "this build cannot see announcements (an optimised build?): check the exercise in a debug build")
             return
         }
         let operation = WatchedOperation()
@@ -107,7 +110,8 @@ struct Exercise3Tests {
         queue.isSuspended = true
         queue.addOperation(operation)
         guard await blockingCall(within: 5, { operation.cancel() }) else {
-            Issue.record("cancel() never returned: does it wait for a lock, or for the operation? (hint: \"Not in cancel()\")")
+            Issue.record(
+                "cancel() never returned: does it wait for a lock, or for the operation? (hint: \"Not in cancel()\")")
             return
         }
         let waiting = await read { OperationState.now(operation) }
@@ -266,6 +270,37 @@ struct Exercise3Tests {
         )
     }
 
+    @Test(
+        "not cancelled: start() announces \"isExecuting\" and finish() both keys, each will before its change, its did after"
+    )
+    func announcesWhenNotCancelled() async {
+        guard AnnouncementWatch.seesAnnouncements else {
+            Issue.record(
+                "this build cannot see announcements (an optimised build?): check the exercise in a debug build")
+            return
+        }
+        let operation = HeldWork(watched: true)
+        OperationQueue().addOperation(operation)
+        defer { operation.release() }
+        guard await operation.running.wait(seconds: 5) else { return }  // notCancelledRuns says why
+        operation.release()
+        guard await queueLearnsFinished(operation, within: 5), let watch = operation.watch else { return }
+        let place = { (event: AnnouncementWatch.Event) in operation.madeByFinish(event) ? "finish()" : "start()" }
+        let problems =
+            watch.lockProblems(in: place)
+            + watch.problems(in: "start()", changes: [.init("isExecuting", from: false, to: true)]) {
+                !operation.madeByFinish($0)
+            }
+            + watch.problems(
+                in: "finish()",
+                changes: [.init("isExecuting", from: true, to: false), .init("isFinished", from: false, to: true)],
+                only: operation.madeByFinish)
+        for (index, problem) in problems.enumerated() {
+            let seen = index == 0 ? ". Calls seen: \(watch.calls(threads: operation.threadNames))" : ""
+            Issue.record(Comment(rawValue: "\(problem)\(seen) (hint: \"Look first\")"))
+        }
+    }
+
     /// Calls `start()` by hand, on a thread of its own, watching what it announces; the watch,
     /// or nil (with the reason recorded) if start() did not return.
     fileprivate static func start(_ operation: WatchedOperation) async -> AnnouncementWatch? {
@@ -374,17 +409,22 @@ private final class WatchedOperation: CancelAwareOperation, @unchecked Sendable 
 }
 
 /// Work that runs on a thread of its own until the test lets it end, then finishes. With
-/// `cancelsAsItStarts`, it is cancelled from another thread as "isExecuting" is first announced.
+/// `cancelsAsItStarts`, it is cancelled from another thread as "isExecuting" is first announced;
+/// with `watched`, a watch records every call it makes.
 private final class HeldWork: CancelAwareOperation, @unchecked Sendable {
-    // @unchecked Sendable: flags and a semaphore, all thread-safe, and a watch set in init.
+    // @unchecked Sendable: flags and a semaphore, all thread-safe; `watch` set in init;
+    // `finishingThread` only touched under `lock`.
     let running = Flag()
     let mainRan = Flag()
     let cancelled = Flag()
     private let mayEnd = DispatchSemaphore(value: 0)
-    private var watch: AnnouncementWatch?
+    private(set) var watch: AnnouncementWatch?
+    private let lock = NSLock()
+    private var finishingThread: ThreadIdentity?
 
-    init(cancelsAsItStarts: Bool = false) {
+    init(cancelsAsItStarts: Bool = false, watched: Bool = false) {
         super.init()
+        if watched { watch = AnnouncementWatch(of: self) }
         guard cancelsAsItStarts else { return }
         let cancelled = cancelled
         watch = AnnouncementWatch(of: self, readsGetters: false) { [weak self] event in
@@ -399,10 +439,21 @@ private final class HeldWork: CancelAwareOperation, @unchecked Sendable {
         }
     }
 
+    /// Whether the work's thread, which calls `finish()`, made this call.
+    func madeByFinish(_ event: AnnouncementWatch.Event) -> Bool {
+        lock.withLock { event.thread == finishingThread }
+    }
+
+    /// The threads the test knows, for messages.
+    var threadNames: [ThreadIdentity: String] {
+        lock.withLock { finishingThread.map { [$0: "the thread that called finish()"] } ?? [:] }
+    }
+
     override func main() {
         mainRan.raise()
         running.raise()
         Thread {
+            self.lock.withLock { self.finishingThread = .current }
             _ = self.mayEnd.wait(timeout: .now() + 10)
             self.finish()
         }.start()

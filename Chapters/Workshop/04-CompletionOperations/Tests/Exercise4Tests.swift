@@ -163,7 +163,8 @@ struct Exercise4Tests {
         let operation = CallbackOperation { complete in callback.keep(complete) }
         OperationQueue().addOperation(operation)
         guard let complete = await callback.kept(within: 5) else {
-            Issue.record("5 s after it was queued, the operation had not run its work (hint: \"The callback finishes\")")
+            Issue.record(
+                "5 s after it was queued, the operation had not run its work (hint: \"The callback finishes\")")
             return false
         }
         let go = DispatchSemaphore(value: 0)

@@ -144,6 +144,37 @@ struct Exercise5Tests {
         #expect(value == 42, "the result is the work's value, 42 (hint: \"Only the task finishes\")")
     }
 
+    @Test("its result is there the moment it says it is finished")
+    func resultBeforeFinished() async {
+        let operation = WatchedWork(cancelling: .never) { "Hello World!" }
+        guard await OperationQueue().runs(operation, within: 5) else {
+            Issue.record(
+                "5 s after it was queued, an operation whose work returns at once had not finished (hint: \"Only the task finishes\")"
+            )
+            return
+        }
+        switch operation.resultWhenFirstFinished {
+        case .some(.some(.success("Hello World!"))):
+            break
+        case .some(.some(let other)):
+            Issue.record(
+                "when the operation first said it was finished, its result was \(other), not the work's value (hint: \"Only the task finishes\")"
+            )
+        case .some(.none):
+            Issue.record(
+                """
+                when the operation first said it was finished, it had no result yet: whoever the queue lets go then \
+                (a dependent, a waiter) reads nil. Store the outcome, then finish (hint: "Only the task finishes")
+                """)
+        case .none:
+            Issue.record(
+                """
+                when the operation first said it was finished, its result could not be read from another thread \
+                within 2 s: the lock it takes was held as the operation finished (hint: "Only the task finishes")
+                """)
+        }
+    }
+
     @Test("when its task hears of the cancel, the operation already says it is cancelled")
     func cancelledBeforeTheTaskHears() async {
         // A cancellation handler inside the work runs the moment the task is cancelled, on the
@@ -188,7 +219,8 @@ struct Exercise5Tests {
         let probe = SleepProbe()
         let operation = AsyncWorkOperation(probe.work)
         guard await blockingCall(within: 5, { operation.cancel() }) else {
-            Issue.record("cancel(), called before the operation was queued, never returned (hint: \"Only the task finishes\")")
+            Issue.record(
+                "cancel(), called before the operation was queued, never returned (hint: \"Only the task finishes\")")
             return
         }
         guard await read({ operation.isCancelled }) == true else {
@@ -215,7 +247,8 @@ struct Exercise5Tests {
         let probe = SleepProbe()
         let operation = WatchedWork(cancelling: .beforeMain, probe.work)
         OperationQueue().addOperation(operation)
-        await Self.expectTheTaskHears(probe, operation, when: "cancelled just before main() ran (the task did not exist yet)")
+        await Self.expectTheTaskHears(
+            probe, operation, when: "cancelled just before main() ran (the task did not exist yet)")
     }
 
     @Test("cancelled right after main() looks at isCancelled: the cancel still reaches the task")
@@ -228,14 +261,16 @@ struct Exercise5Tests {
             let operation = WatchedWork(cancelling: .afterLook(look), probe.work)
             OperationQueue().addOperation(operation)
             guard await operation.mainReturned.wait(seconds: 5) else {
-                Issue.record("5 s after the operation was queued, its main() had not returned (hint: \"Forward the cancel\")")
+                Issue.record(
+                    "5 s after the operation was queued, its main() had not returned (hint: \"Forward the cancel\")")
                 return
             }
             guard operation.looks >= look else { return }
             let ordinal = ["first", "second", "third"][look - 1]
             await Self.expectTheTaskHears(
                 probe, operation,
-                when: "cancelled from another thread right after main()'s \(ordinal) look at isCancelled (it said false)")
+                when:
+                    "cancelled from another thread right after main()'s \(ordinal) look at isCancelled (it said false)")
         }
     }
 
@@ -269,7 +304,8 @@ struct Exercise5Tests {
             return
         }
         guard await blockingCall(within: 5, { operation.cancel() }) else {
-            Issue.record("cancel(), called once the operation had finished, never returned (hint: \"Only the task finishes\")")
+            Issue.record(
+                "cancel(), called once the operation had finished, never returned (hint: \"Only the task finishes\")")
             return
         }
         let value = try? operation.result?.get()
@@ -287,7 +323,8 @@ struct Exercise5Tests {
             if operation.isFinished { return true }  // start() finished it without main(): the task never existed
             Issue.record(
                 Comment(
-                    rawValue: "\(when), the operation had not started its work 5 s after it was queued (hint: \"Forward the cancel\")"
+                    rawValue:
+                        "\(when), the operation had not started its work 5 s after it was queued (hint: \"Forward the cancel\")"
                 ))
             return false
         }
@@ -305,14 +342,16 @@ struct Exercise5Tests {
         guard await queueLearnsFinished(operation, within: 5) else {
             Issue.record(
                 Comment(
-                    rawValue: "\(when), the task's sleep was interrupted, and 5 s later the operation had not finished (hint: \"Only the task finishes\")"
+                    rawValue:
+                        "\(when), the task's sleep was interrupted, and 5 s later the operation had not finished (hint: \"Only the task finishes\")"
                 ))
             return false
         }
         if case .failure(let error)? = operation.result, error is CancellationError { return true }
         Issue.record(
             Comment(
-                rawValue: "\(when), the operation's result was \(String(describing: operation.result)); a cancelled sleep throws CancellationError, which is the result (hint: \"Only the task finishes\")"
+                rawValue:
+                    "\(when), the operation's result was \(String(describing: operation.result)); a cancelled sleep throws CancellationError, which is the result (hint: \"Only the task finishes\")"
             ))
         return false
     }
@@ -371,6 +410,7 @@ final class SleepProbe: Sendable {
 final class WatchedWork: AsyncWorkOperation<String>, @unchecked Sendable {
     // @unchecked Sendable: flags; `mainThread` and `readsInMain` only touched under `lock`.
     enum Point: Sendable {
+        case never
         case beforeMain
         case afterLook(Int)
         case fromAnotherThreadAsMainRuns
@@ -383,6 +423,8 @@ final class WatchedWork: AsyncWorkOperation<String>, @unchecked Sendable {
     private let lock = NSLock()
     private var mainThread: ThreadIdentity?
     private var readsInMain = 0
+    private var sawFinished = false
+    private var firstFinishedResult: Result<String, any Error>??
     private let inCancel = DispatchSemaphore(value: 0)
     private let mainDone = DispatchSemaphore(value: 0)
 
@@ -410,7 +452,7 @@ final class WatchedWork: AsyncWorkOperation<String>, @unchecked Sendable {
                 _ = self.mainDone.wait(timeout: .now() + 2 * boundStretch)
             }.start()
             _ = inCancel.wait(timeout: .now() + 2 * boundStretch)
-        case .afterLook:
+        case .afterLook, .never:
             break
         }
         lock.withLock { mainThread = .current }
@@ -418,6 +460,24 @@ final class WatchedWork: AsyncWorkOperation<String>, @unchecked Sendable {
         lock.withLock { mainThread = nil }
         mainDone.signal()
         mainReturned.raise()
+    }
+
+    /// The result when the operation first said it was finished, read then from another thread;
+    /// `.some(nil)` if there was none, nil if it was never read (or could not be: its lock held).
+    var resultWhenFirstFinished: Result<String, any Error>?? { lock.withLock { firstFinishedResult } }
+
+    override var isFinished: Bool {
+        let finished = super.isFinished
+        guard finished, lock.withLock({ !sawFinished }) else { return finished }
+        lock.withLock { sawFinished = true }
+        let read = DispatchSemaphore(value: 0)
+        Thread {
+            let result = self.result
+            self.lock.withLock { self.firstFinishedResult = .some(result) }
+            read.signal()
+        }.start()
+        _ = read.wait(timeout: .now() + 2 * boundStretch)
+        return finished
     }
 
     override var isCancelled: Bool {
