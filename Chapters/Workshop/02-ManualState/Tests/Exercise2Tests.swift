@@ -47,7 +47,9 @@ struct Exercise2Tests {
         }
     }
 
-    @Test("finish() called inside main(), as work that ends at once does, returns and finishes the operation")
+    @Test(
+        "finish() called inside main(), as work that ends at once does: the operation finishes, each change announced around it"
+    )
     func finishInsideMain() async {
         let operation = WatchedOperation(finishesInsideMain: true)
         OperationQueue().addOperation(operation)
@@ -57,13 +59,25 @@ struct Exercise2Tests {
             )
             return
         }
-        guard await operation.finishReturned.wait(seconds: 10) else { return }  // finishReturns says where it waits
+        guard let watch = await operation.finishing(within: 0),
+            await operation.finishReturned.wait(seconds: 10), await operation.startReturned.wait(seconds: 5)
+        else { return }  // finishReturns says where it waits
         if !(await TestSupport.queueLearnsFinished(operation, within: 5)) {
             Issue.record(
                 """
                 finish(), called inside main() on the queue's thread, returned, but the queue never learned that the \
                 operation finished: is "isFinished" announced with didChangeValue(forKey:)? (hint: "Announce each change")
                 """)
+            return
+        }
+        // start()'s calls and finish()'s, nested on one thread: "isExecuting" goes to true and
+        // back to false, "isFinished" to true, each announced around its change.
+        let changes = [AnnouncementWatch.Change("isExecuting", from: false, to: true)] + Self.finishChanges
+        for (index, problem) in watch.problems(in: "start(), with finish() inside main(),", changes: changes)
+            .enumerated()
+        {
+            let seen = index == 0 ? ". Calls seen: \(watch.calls(threads: operation.threadNames))" : ""
+            Issue.record(Comment(rawValue: "\(problem)\(seen) (hint: \"Announce each change\")"))
         }
     }
 
@@ -173,6 +187,7 @@ private final class WatchedOperation: AnnouncingOperation, @unchecked Sendable {
     // @unchecked Sendable: thread-safe flags; `watch` and `threads` only touched under `lock`.
     let finishesInsideMain: Bool
     let finishReturned = Flag()
+    let startReturned = Flag()
     private let finishCalled = Flag()
     private let lock = NSLock()
     private var watch: AnnouncementWatch?
@@ -202,6 +217,11 @@ private final class WatchedOperation: AnnouncingOperation, @unchecked Sendable {
     func finishing(within seconds: Double) async -> AnnouncementWatch? {
         guard await finishCalled.wait(seconds: seconds) else { return nil }
         return lock.withLock { watch }
+    }
+
+    override func start() {
+        super.start()
+        startReturned.raise()
     }
 
     override func main() {

@@ -199,43 +199,67 @@ struct Exercise3Tests {
         )
     }
 
-    @Test("cancel() and start() at the same moment, on two threads: the operation ends either way")
+    @Test(
+        "cancel() and start() at the same moment, and a third thread reading the getters: the operation ends either way"
+    )
     func cancelAndStartAtOnce() async {
-        // Two threads, with nothing of the test's between them once they go: what orders the
-        // state that cancel() and start() share is the operation's own. ThreadSanitizer, in the
-        // check's second run, sees any of it they touch unordered. Either both go together, or
-        // the cancel goes the moment start() has looked at isCancelled (and saw false). Twenty
-        // operations: it does not see every such pair (with five, it saw a flag of the answer's
-        // own, read after isCancelled, in 2 runs of 6 of the whole suite; with twenty, in 6 of 6).
-        for round in 1...20 {
-            guard await Self.cancelAndStartFromTwoThreads(cancelAsStartLooks: round.isMultiple(of: 2)) else { return }
+        // Threads with nothing of the test's between them once they go — start(), cancel(), and
+        // a third that reads the getters meanwhile, as a queue does: what orders the state they
+        // share is the operation's own. ThreadSanitizer, in the check's second run, sees any of
+        // it they touch unordered. The cancel comes at one of three moments: with start(), the
+        // moment start() has looked at isCancelled (and saw false), or before start() — which
+        // then pauses in its didChangeValue(forKey: "isFinished"), after its change, while the
+        // reader reads. Twenty operations: it does not see every such pair (with five, it saw a
+        // flag of the answer's own, read after isCancelled, in 2 runs of 6 of the whole suite;
+        // with twenty, in 6 of 6).
+        for round in 0..<20 {
+            let moment = [CancelMoment.withStart, .asStartLooks, .beforeStart][round % 3]
+            guard await Self.cancelAndStart(cancelling: moment) else { return }
         }
     }
 
-    /// One operation that two threads start and cancel at once; false, with the problem
-    /// recorded, if that did not end with the operation finished.
-    static func cancelAndStartFromTwoThreads(cancelAsStartLooks: Bool) async -> Bool {
+    enum CancelMoment { case withStart, asStartLooks, beforeStart }
+
+    /// One operation that a thread starts while another cancels it, at `moment`, and a third
+    /// reads its getters; false, with the problem recorded, if it did not end finished.
+    static func cancelAndStart(cancelling moment: CancelMoment) async -> Bool {
         let startGo = DispatchSemaphore(value: 0)
         let cancelGo = DispatchSemaphore(value: 0)
+        let readerGo = DispatchSemaphore(value: 0)
         let release: @Sendable () -> Void = { cancelGo.signal() }
-        let operation = WatchedOperation(whenStartLooks: cancelAsStartLooks ? release : nil)
+        let operation = WatchedOperation(whenStartLooks: moment == .asStartLooks ? release : nil)
         let started = Flag()
         let cancelled = Flag()
+        var pause: AnnouncementWatch?
+        if moment == .beforeStart {
+            guard await cancelLeavesItPending(operation) else { return false }
+            cancelled.raise()
+            pause = AnnouncementWatch(of: operation, readsGetters: false) { event in
+                if event.change == .did && event.key == "isFinished" { Thread.sleep(forTimeInterval: 0.02) }
+            }
+        } else {
+            Thread {
+                _ = cancelGo.wait(timeout: .now() + 5)
+                operation.cancel()
+                cancelled.raise()
+            }.start()
+        }
+        Thread {
+            _ = readerGo.wait(timeout: .now() + 5)
+            while !started.isRaised { _ = (operation.isFinished, operation.isExecuting) }
+        }.start()
         Thread {
             _ = startGo.wait(timeout: .now() + 5)
             operation.name(ThreadIdentity.current, "the thread that ran start()")
             operation.start()
             started.raise()
-            if cancelAsStartLooks && !operation.startLooked { cancelGo.signal() }  // it never looked: go now
+            if moment == .asStartLooks && !operation.startLooked { cancelGo.signal() }  // it never looked: go now
         }.start()
-        Thread {
-            _ = cancelGo.wait(timeout: .now() + 5)
-            operation.cancel()
-            cancelled.raise()
-        }.start()
+        readerGo.signal()
         startGo.signal()
-        if !cancelAsStartLooks { cancelGo.signal() }
+        if moment == .withStart { cancelGo.signal() }
         let startReturned = await started.wait(seconds: 5)
+        pause?.stop()
         guard await cancelled.wait(seconds: 5), startReturned else {
             Issue.record(
                 Comment(

@@ -199,6 +199,30 @@ struct Exercise4Tests {
         return true
     }
 
+    @Test("an operation that has finished is freed: nothing it started goes on holding it")
+    func freedOnceFinished() async {
+        weak var gone: CallbackOperation?
+        do {
+            let operation = CallbackOperation { complete in DispatchQueue.global().async { complete() } }
+            gone = operation
+            guard await OperationQueue().runs(operation, within: 5) else {
+                Issue.record(
+                    "its work called back at once, and 5 s later the operation had not finished (hint: \"The callback finishes\")"
+                )
+                return
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(3 * boundStretch)  // the queue lets go on its own thread
+        while gone != nil && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+        #expect(
+            gone == nil,
+            """
+            the operation finished when its work called back, and 3 s later it had not been freed: something it \
+            started still held it — a block waiting for its time, for instance. The callback ends the operation, \
+            and nothing else does, later (hint: "The callback finishes")
+            """)
+    }
+
     #if os(macOS) || os(Linux)
         @Test("a callback may come late, and twice: after the operation is gone, it changes nothing")
         func lateCallbackAfterTheOperationIsGone() async {
