@@ -9,7 +9,7 @@ import Foundation
 /// What an operation announces, seen while it runs: every `willChangeValue(forKey:)` and
 /// `didChangeValue(forKey:)` it makes, in order, with the thread that made it and what its
 /// getters said at that moment — whatever the code that made the call looks like (a literal
-/// key, a loop over keys, a helper, `self.`, a key path).
+/// key, a loop over keys, a helper, `self.`; on Linux, a key path too).
 ///
 /// How the calls are seen:
 /// - **Linux:** Foundation declares both methods in an extension of `Operation`, so no subclass
