@@ -182,7 +182,7 @@ struct Exercise3Tests {
         // Its work is still held: nothing may say it is over. A cancel() that finishes at once
         // says so before it returns; one that finishes a moment later, within the moment.
         let finishedAtOnce = await read { operation.isFinished } == true
-        let dependentEarly = finishedAtOnce ? true : await dependentRan.wait(seconds: 0.2)
+        let dependentEarly = finishedAtOnce ? true : await dependentRan.raised(withinAMoment: 0.2)
         operation.release()
         if finishedAtOnce || dependentEarly {
             Issue.record(

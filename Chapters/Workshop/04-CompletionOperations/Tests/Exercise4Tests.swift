@@ -40,7 +40,7 @@ struct Exercise4Tests {
         // Its callback is held: the first operation must not end, nor the second start. At once,
         // then for a moment (a finish sent off with a delay lands within it, if it is short).
         let finishedAtOnce = await read { operations[0].isFinished } != false
-        let secondStartedEarly = finishedAtOnce ? secondSync.isRaised : await secondSync.wait(seconds: 0.5)
+        let secondStartedEarly = finishedAtOnce ? secondSync.isRaised : await secondSync.raised(withinAMoment: 0.5)
         if finishedAtOnce || secondStartedEarly {
             Issue.record(
                 """
@@ -228,10 +228,10 @@ struct Exercise4Tests {
         func lateCallbackAfterTheOperationIsGone() async {
             // In a process of its own: a callback that reaches a freed operation crashes.
             let message = """
-                the process crashed when the work called its callback again after the operation had finished and \
-                been freed: the callback reached an operation that no longer exists ([unowned self]). Capture self \
-                strongly (the work holds the callback only as long as it keeps it) or weakly (hint: "Any thread \
-                will do")
+                the process crashed when the work called its callback again, after the operation had finished and \
+                everything else had let go of it: a callback that holds the operation unowned reaches freed memory \
+                then. Capture self strongly (the work holds the callback only as long as it keeps it) or weakly \
+                (hint: "Any thread will do")
                 """
             await #expect(processExitsWith: .success, Comment(rawValue: message)) {
                 Exercise4Tests.callBackLateThenExit()
@@ -245,23 +245,33 @@ struct Exercise4Tests {
     static func callBackLateThenExit() -> Never {
         let kept = Locked<(@Sendable () -> Void)?>(nil)
         weak var gone: CallbackOperation?
+        weak var queue: OperationQueue?
+        weak var observerQueue: OperationQueue?
+        weak var observerGone: BlockOperation?
         do {
             let finished = DispatchSemaphore(value: 0)
             let operation = CallbackOperation { complete in kept.withLock { $0 = complete } }
             gone = operation
             let observer = BlockOperation { finished.signal() }
+            observerGone = observer
             observer.addDependency(operation)
-            OperationQueue().addOperation(operation)
-            OperationQueue().addOperation(observer)
+            let queues = (OperationQueue(), OperationQueue())
+            queue = queues.0
+            observerQueue = queues.1
+            queues.0.addOperation(operation)
+            queues.1.addOperation(observer)
             let started = Date()
             while kept.withLock({ $0 }) == nil && Date().timeIntervalSince(started) < 5 { usleep(1_000) }
             kept.withLock { $0 }?()
             _ = finished.wait(timeout: .now() + 5)
         }
-        // The queue lets go of the operation on its own thread: wait until it is gone, or for a
-        // while (a callback that holds it strongly keeps it; that is fine).
+        // The queues let go of their operations on their own threads: wait until the operation is
+        // gone, or everything but the callback has let go of it (a callback that holds it
+        // strongly keeps it: that is fine), or 2 s.
         let deadline = Date(timeIntervalSinceNow: 2)
-        while gone != nil && Date() < deadline { usleep(5_000) }
+        while gone != nil && (queue != nil || observerQueue != nil || observerGone != nil) && Date() < deadline {
+            usleep(1_000)
+        }
         kept.withLock { $0 }?()
         exit(EXIT_SUCCESS)
     }

@@ -112,7 +112,7 @@ struct Exercise5Tests {
             return
         }
         // The operation may not finish while its task runs: look for a moment.
-        let finishedEarly = await finished.wait(seconds: 0.3)
+        let finishedEarly = await finished.raised(withinAMoment: 0.3)
         cleanUpMayEnd.raise()
         #expect(
             !finishedEarly,
