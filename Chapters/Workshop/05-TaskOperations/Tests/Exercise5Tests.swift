@@ -43,7 +43,7 @@ struct Exercise5Tests {
             } else {
                 Issue.record(
                     """
-                    the task went on sleeping after cancel(): cancel() must call cancel() on the task that main() \
+                    5 s after cancel() had returned, the task's one-minute sleep went on: cancel() must call cancel() on the task that main() \
                     stored (hint: "Forward the cancel")
                     """)
             }
@@ -107,7 +107,7 @@ struct Exercise5Tests {
         guard await cleaningUp.wait(seconds: 5) else {
             cleanUpMayEnd.raise()
             Issue.record(
-                "the task went on sleeping after cancel(): cancel() must call cancel() on the task that main() stored (hint: \"Forward the cancel\")"
+                "5 s after cancel() had returned, the task was still sleeping, not cleaning up: cancel() must call cancel() on the task that main() stored (hint: \"Forward the cancel\")"
             )
             return
         }
