@@ -21,7 +21,7 @@ struct Chapter3ArticleTests {
         queue.addOperation(upload)
         #expect(await created.wait())
         // One 1 ms chunk, had it been resumed; half a second later it still runs.
-        #expect(await !queueLearnsFinished(upload, within: 0.5), "the upload was never resumed")
+        #expect(await queueDoesNotLearnFinished(upload, within: 0.5), "the upload was never resumed")
         #expect(upload.isExecuting && !upload.isFinished)
 
         // Cancelling ends the never-started task, whose completion then finishes the operation.

@@ -55,7 +55,8 @@ struct EverythingToKnowPostRunningCancelTests {
         #expect(await first.syncDone.wait(), "the first operation runs")
         firstOperation.cancel()
         #expect(firstOperation.isCancelled && firstOperation.isExecuting, "cancelled; executing until its work ends")
-        #expect(await !second.syncDone.wait(seconds: 0.3), "the serial queue does not start the second one meanwhile")
+        #expect(
+            await second.syncDone.staysLowered(for: 0.3), "the serial queue does not start the second one meanwhile")
 
         first.release()
         #expect(await first.asyncDone.wait())

@@ -81,7 +81,7 @@ struct SteppedOperationEdgeTests {
         #expect(await advance(turnstile), "the work acknowledges the pause before step 3")
         // Only a negative check: a pause that holds always waits out this short deadline; one
         // woken by what `before` left behind says "resumed" at once.
-        #expect(!(await resumed.wait(seconds: 0.5)), "the pause did not hold: \(log.events)")
+        #expect(await resumed.staysLowered(for: 0.5), "the pause did not hold: \(log.events)")
         #expect(operation.progress.completedUnitCount == 2, "no step while paused")
         operation.progress.resume()
         #expect(await resumed.wait(seconds: 30))
