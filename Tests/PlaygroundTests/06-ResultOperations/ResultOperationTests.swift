@@ -178,6 +178,7 @@ struct ResultOperationTests {
                 var isWatched = false
                 repeat {
                     isWatched = watching.withLock { $0 } == index
+                    if !isWatched { sched_yield() }  // the processor to the reader, should it wait for one
                 } while !isWatched
                     && DispatchTime.now().uptimeNanoseconds < readerLate
                 operation.finish(with: .success("done"))

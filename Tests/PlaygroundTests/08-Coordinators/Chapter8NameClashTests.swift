@@ -46,7 +46,8 @@ import Testing
                     """) == "")
         }
 
-        @Test("inside the article's module, its protocol hides Foundation's class")
+        /// In the slow group: it compiles the article's module from its sources.
+        @Test("inside the article's module, its protocol hides Foundation's class", .slow)
         func shadowsFoundationInItsModule() async throws {
             let compiler = try await SwiftCompiler.building(["CoordinatingPost"])
             defer { compiler.removeFolder() }
