@@ -41,9 +41,8 @@ import Testing
                     let child = Process()
                     child.executableURL = URL(fileURLWithPath: "/bin/sh")
                     // About 1.5 s, working a sixth of the time: the parent itself stays quiet.
-                    child.arguments = [
-                        "-c", "n=0; while [ $n -lt 25 ]; do i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done; sleep 0.05; n=$((n+1)); done",
-                    ]
+                    let count = "i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done"
+                    child.arguments = ["-c", "n=0; while [ $n -lt 25 ]; do \(count); sleep 0.05; n=$((n+1)); done"]
                     child.terminationHandler = { _ in flag.raise() }
                     try? child.run()
                     exit(await flag.wait(seconds: 0.2) ? 0 : 1)

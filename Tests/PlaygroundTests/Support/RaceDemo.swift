@@ -23,6 +23,7 @@ extension Trait where Self == ConditionTrait {
     /// it were the package's. So the test does not run under ThreadSanitizer; every other run has it.
     static func racesByDesign(shownBy demo: String) -> Self {
         .disabled(
-            if: Sanitizer.thread, "runs an article's racy code: ThreadSanitizer would report its race, which \(demo) shows")
+            if: Sanitizer.thread,
+            "runs an article's racy code: ThreadSanitizer would report its race, which \(demo) shows")
     }
 }
