@@ -40,9 +40,10 @@ import Testing
                     let flag = Flag()
                     let child = Process()
                     child.executableURL = URL(fileURLWithPath: "/bin/sh")
-                    // About 1.5 s, working a sixth of the time: the parent itself stays quiet.
-                    let count = "i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done"
-                    child.arguments = ["-c", "n=0; while [ $n -lt 25 ]; do \(count); sleep 0.05; n=$((n+1)); done"]
+                    // About 2 s, working a fifth of the time (about 20 ms in every 100 ms, more
+                    // than the clock ticks of 10 ms that /proc counts in); the parent stays quiet.
+                    let count = "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"
+                    child.arguments = ["-c", "n=0; while [ $n -lt 15 ]; do \(count); sleep 0.1; n=$((n+1)); done"]
                     child.terminationHandler = { _ in flag.raise() }
                     try? child.run()
                     exit(await flag.wait(seconds: 0.2) ? 0 : 1)
