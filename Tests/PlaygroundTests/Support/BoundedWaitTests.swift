@@ -26,10 +26,10 @@ import Testing
             await #expect(processExitsWith: .success) {
                 let flag = Flag()
                 Thread {
-                    Self.work(for: 1.5 * boundStretch)
+                    Self.work(for: (0.5 + ProcessActivity.quietSeconds + 1) * boundStretch)
                     flag.raise()
                 }.start()
-                exit(await flag.wait(seconds: 0.2) ? 0 : 1)
+                exit(await flag.wait(seconds: 0.5) ? 0 : 1)
             }
         }
 
@@ -37,16 +37,22 @@ import Testing
             @Test("while a child process works, a wait goes on past its bound (Linux)", .exitTest)
             func workingChildKeepsTheWaitGoing() async {
                 await #expect(processExitsWith: .success) {
-                    let flag = Flag()
+                    // The child works a tenth of the time (10 ms in every 100 ms: more than the
+                    // clock tick of 10 ms that /proc counts in) until it is killed; the process
+                    // itself stays quiet until the flag is raised, 1.5 s after the bound.
+                    let count = "i=0; while [ $i -lt 9000 ]; do i=$((i+1)); done"
                     let child = Process()
                     child.executableURL = URL(fileURLWithPath: "/bin/sh")
-                    // About 2 s, working a fifth of the time (about 20 ms in every 100 ms, more
-                    // than the clock ticks of 10 ms that /proc counts in); the parent stays quiet.
-                    let count = "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"
-                    child.arguments = ["-c", "n=0; while [ $n -lt 15 ]; do \(count); sleep 0.1; n=$((n+1)); done"]
-                    child.terminationHandler = { _ in flag.raise() }
+                    child.arguments = ["-c", "while true; do \(count); sleep 0.09; done"]
                     try? child.run()
-                    exit(await flag.wait(seconds: 0.2) ? 0 : 1)
+                    let flag = Flag()
+                    Thread {
+                        Thread.sleep(forTimeInterval: (0.5 + ProcessActivity.quietSeconds + 1) * boundStretch)
+                        flag.raise()
+                    }.start()
+                    let raised = await flag.wait(seconds: 0.5)
+                    kill(child.processIdentifier, SIGKILL)  // SIGTERM may be blocked (ChildProcess.terminate)
+                    exit(raised ? 0 : 1)
                 }
             }
         #endif
