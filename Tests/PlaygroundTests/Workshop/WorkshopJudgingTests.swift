@@ -3,6 +3,8 @@ import Foundation
 import TestSupport
 import Testing
 
+// kvo pairs checked by hand: the unpaired calls here are the mistakes the judges must report.
+
 /// The workshop's tests judge through TestSupport: these check the judges themselves, and
 /// that the workshop's files say what its runner and its learners rely on.
 @Suite("Workshop — the judges, and the files beside each exercise")

@@ -4,6 +4,8 @@ import Foundation
 import TestSupport
 import Testing
 
+// kvo pairs checked by hand: the calls named here are in messages to the learner, and the
+// watching subclass passes each of the learner's own calls on unchanged.
 @Suite("Exercise 2 — finish() announces its changes")
 struct Exercise2Tests {
     /// What finish() changes, which it must announce.
