@@ -58,9 +58,16 @@ import Foundation
             try? FileManager.default.removeItem(at: errorFile)
         }
 
-        /// True once the child has exited, false if `seconds` pass first (it keeps running).
+        /// True once the child has exited, false if `seconds` pass first (`Flag.wait`: on
+        /// Linux, a child that still works keeps the wait going); it then keeps running.
         public func exits(within seconds: Double) async -> Bool {
             await exited.wait(seconds: seconds)
+        }
+
+        /// True if the child is still running once `seconds` have passed: for a child that
+        /// must not exit (`Flag.staysLowered`).
+        public func keepsRunning(for seconds: Double) async -> Bool {
+            await exited.staysLowered(for: seconds)
         }
 
         /// The exit status once the child has exited; nil while it runs (Foundation traps if

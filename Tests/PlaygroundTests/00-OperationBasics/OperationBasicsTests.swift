@@ -26,36 +26,37 @@ struct OperationBasicsTests {
     func widthTwo() async {
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 2
-        #expect(await Self.operationsStartedWhileAllAreHeld(on: queue) == 2)
+        #expect(await Self.operationsStartedWhileAllAreHeld(on: queue, width: 2) == 2)
     }
 
     @Test("control: a queue of width 3 starts a third while two are held")
     func widthThreeStartsAThird() async {
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 3
-        #expect(await Self.operationsStartedWhileAllAreHeld(on: queue) == 3)
+        #expect(await Self.operationsStartedWhileAllAreHeld(on: queue, width: 3) == 3)
     }
 
     /// Adds four operations that each hold until the test lets them go, and returns how many
-    /// started while all were held. They hold without holding a thread (chapter 5's
-    /// `TaskOperation` awaits), so only the queue's width limits how many start: operations
-    /// that blocked a thread each would also be limited by how many threads Dispatch lends.
-    static func operationsStartedWhileAllAreHeld(on queue: OperationQueue) async -> Int {
-        let started = Counter(target: 2)
-        let thirdStarted = Counter(target: 3)
+    /// started while all were held: once `width` have started, one more gets a short window.
+    /// They hold without holding a thread (chapter 5's `TaskOperation` awaits), so only the
+    /// queue's width limits how many start: operations that blocked a thread each would also
+    /// be limited by how many threads Dispatch lends.
+    static func operationsStartedWhileAllAreHeld(on queue: OperationQueue, width: Int) async -> Int {
+        let started = Counter(target: width)
+        let oneMoreStarted = Counter(target: width + 1)
         let open = Flag()
         let operations = (1...4).map { _ in
             TaskOperation {
                 started.increment()
-                thirdStarted.increment()
+                oneMoreStarted.increment()
                 _ = await open.wait(seconds: 60)  // bounded: the test raises the flag
             }
         }
         queue.add(operations)
-        #expect(await started.waitForTarget(seconds: 30), "two operations should run at once")
-        // A wider queue starts a third at once; width 2 never does while the two are held, so
-        // for it this wait always runs out.
-        _ = await thirdStarted.waitForTarget(seconds: 0.25)
+        #expect(await started.waitForTarget(seconds: 30), "\(width) operations should run at once")
+        // A wider queue starts one more at once; this one never does while they are held, so
+        // the window always runs out for it.
+        _ = await oneMoreStarted.staysBelowTarget(for: 0.25)
         let startedTogether = started.value
         open.raise()
         #expect(await drained(queue))
@@ -67,19 +68,21 @@ struct OperationBasicsTests {
     func serialQueue() async {
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
-        #expect(await Self.operationsRunAlongsideAHeldOne(on: queue) == 0)
+        #expect(await Self.operationsRunAlongsideAHeldOne(on: queue, othersMayStart: false) == 0)
     }
 
     @Test("control: a queue of default width runs others while one is held")
     func defaultWidthOverlaps() async {
-        #expect(await Self.operationsRunAlongsideAHeldOne(on: OperationQueue()) > 0)
+        #expect(await Self.operationsRunAlongsideAHeldOne(on: OperationQueue(), othersMayStart: true) > 0)
     }
 
     /// Adds five operations and holds the first one's work until the test lets it go; returns
     /// how many of the others started while it was held. A serial queue cannot start any: the
     /// held one still runs. (Operations this short rarely overlap on their own, so without the
-    /// hold a wider queue would often pass for a serial one.)
-    static func operationsRunAlongsideAHeldOne(on queue: OperationQueue) async -> Int {
+    /// hold a wider queue would often pass for a serial one.) If `othersMayStart`, the test
+    /// waits until one does; if not, they get a short window, which a serial queue always
+    /// lets run out.
+    static func operationsRunAlongsideAHeldOne(on queue: OperationQueue, othersMayStart: Bool) async -> Int {
         let firstStarted = Flag()
         let release = Flag()
         let othersStarted = Counter(target: 1)
@@ -91,9 +94,12 @@ struct OperationBasicsTests {
         let others = (1...4).map { _ in BlockOperation { othersStarted.increment() } }
         queue.add([held] + others)
         #expect(await firstStarted.wait(seconds: 30))
-        // A wider queue starts the others at once; a serial one never does while `held` runs,
-        // so this wait always runs out for it.
-        _ = await othersStarted.waitForTarget(seconds: 0.25)
+        // A wider queue starts the others at once; a serial one never does while `held` runs.
+        if othersMayStart {
+            #expect(await othersStarted.waitForTarget(seconds: 30), "no other operation started")
+        } else {
+            _ = await othersStarted.staysBelowTarget(for: 0.25)
+        }
         let alongside = othersStarted.value
         release.raise()
         #expect(await drained(queue))
@@ -156,7 +162,7 @@ struct OperationBasicsTests {
             }
             #expect(await ran.wait(seconds: 30))
             #expect(await drained(queue))
-            #expect(!(await reference.isFreed(within: 1)), "the cycle keeps it alive")
+            #expect(await reference.staysAlive(for: 1), "the cycle keeps it alive")
             // Breaking the cycle by hand frees it: it was the block that held it.
             (reference.object as? Operation)?.completionBlock = nil
             #expect(await reference.isFreed())

@@ -22,7 +22,7 @@ struct Chapter1ArticleTests {
         // that global queue's thread) until the caller has printed, so the order is caused:
         // a queue that waited for the work would wait for ever, and the test fails at the bound.
         let operation = SyncOnlyOperation(after: .seconds(delaySeconds)) {
-            _ = callerPrinted.wait(timeout: .now() + 10)
+            _ = callerPrinted.wait(timeout: .now() + 60)
             log.record("Executing")
             executed.raise()
         }

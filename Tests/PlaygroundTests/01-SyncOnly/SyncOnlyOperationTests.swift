@@ -88,7 +88,7 @@ struct SyncOnlyOperationTests {
             waitReturned.raise()
         }.start()
 
-        #expect(await !waitReturned.wait(seconds: 0.2), "the wait should not return while the work is held")
+        #expect(await waitReturned.staysLowered(for: 0.2), "the wait should not return while the work is held")
         held.release()
         #expect(await waitReturned.wait())
     }
@@ -102,7 +102,7 @@ struct SyncOnlyOperationTests {
         dependent.addDependency(upstream)
         OperationQueue().add([upstream, dependent])
 
-        #expect(await !queueLearnsFinished(dependent, within: 0.2), "the dependent should wait for the held work")
+        #expect(await queueDoesNotLearnFinished(dependent, within: 0.2), "the dependent should wait for the held work")
         held.release()
         #expect(await queueLearnsFinished(dependent))
         #expect(log.events == ["upstream work", "dependent ran"])

@@ -43,7 +43,7 @@ struct Chapter2ArticleTests {
         let operation = ForgetsMain()
         OperationQueue().addOperation(operation)
         #expect(await operation.started.wait())
-        #expect(await !queueLearnsFinished(operation, within: 0.5), "nothing ever calls finish()")
+        #expect(await queueDoesNotLearnFinished(operation, within: 0.5), "nothing ever calls finish()")
         #expect(operation.isExecuting && !operation.isFinished)
         // It stays executing for good: the queue, and this operation, are never freed.
     }

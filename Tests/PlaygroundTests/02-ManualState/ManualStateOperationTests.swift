@@ -41,7 +41,7 @@ struct ManualStateOperationTests {
         }.start()
 
         #expect(await started.wait())
-        #expect(await !returned.wait(seconds: 0.2), "the wait may not return while the work is held back")
+        #expect(await returned.staysLowered(for: 0.2), "the wait may not return while the work is held back")
         held.release()
         #expect(await returned.wait())
         #expect(log.events == ["Starting", "Executing", "Operations finished"])
@@ -72,7 +72,7 @@ struct ManualStateOperationTests {
         #expect(scene.operation.isFinished, "its own flag says finished...")
         #expect(!scene.dependent.isReady, "...but the queue was never told, so the dependent is never ready")
         #expect(scene.queue.operations.contains(scene.operation), "and the queue still holds the operation")
-        #expect(await !queueLearnsFinished(scene.dependent, within: 0.2), "nothing moves")
+        #expect(await queueDoesNotLearnFinished(scene.dependent, within: 0.2), "nothing moves")
 
         scene.operation.announceFinishedLate()  // the missing line releases everything
         #expect(await queueLearnsFinished(scene.dependent))
@@ -94,7 +94,7 @@ struct ManualStateOperationTests {
             let (operation, queue) = (scene.operation, scene.queue)
             #expect(await blockingCall(within: 30) { operation.waitUntilFinished() }, "returns: the flag is true")
             #expect(
-                await !blockingCall(within: 0.5) { queue.waitUntilAllOperationsAreFinished() },
+                await keepsBlocking(for: 0.5) { queue.waitUntilAllOperationsAreFinished() },
                 "the queue's wait does not return")
             operation.announceFinishedLate()  // also lets the blocked queue wait return
             #expect(await drained(queue))
@@ -114,7 +114,7 @@ struct ManualStateOperationTests {
 
             #expect(await scene.workDone.wait(), "the silent finish ran, after the waiter had read false")
             #expect(operation.isFinished, "the flag says finished...")
-            #expect(await !returned.wait(seconds: 0.5), "...but the waiter read false before, and nothing wakes it")
+            #expect(await returned.staysLowered(for: 0.5), "...but the waiter read false before, and nothing wakes it")
             operation.announceFinishedLate()  // the missing announcement wakes it
             #expect(await returned.wait())
             #expect(await drained(scene.queue))
@@ -133,7 +133,7 @@ struct ManualStateOperationTests {
 
             #expect(await scene.workDone.wait(), "the silent finish ran, after the call had begun to wait")
             #expect(operation.isFinished)
-            #expect(await !returned.wait(seconds: 0.5), "addOperations never returns")
+            #expect(await returned.staysLowered(for: 0.5), "addOperations never returns")
             operation.announceFinishedLate()
             #expect(await returned.wait())
         }

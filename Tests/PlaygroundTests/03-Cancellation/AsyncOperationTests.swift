@@ -91,7 +91,7 @@ struct AsyncOperationTests {
         #expect(await firstCompletion.waitForTarget())
         // Foundation dispatches a completion block during the finish() that posted "isFinished",
         // so a second one would already be queued now; give it a bounded moment to show up.
-        #expect(await !secondCompletion.waitForTarget(seconds: 0.2), "the completion block ran twice")
+        #expect(await secondCompletion.staysBelowTarget(for: 0.2), "the completion block ran twice")
         #expect(operation.isFinished && !operation.isExecuting)
     }
 

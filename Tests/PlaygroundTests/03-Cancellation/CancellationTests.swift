@@ -133,7 +133,7 @@ struct CancellationTests {
 
         #expect(await returnedEarly.wait())
         #expect(operation.isExecuting && !operation.isFinished, "main() returned, but nobody finishes it")
-        #expect(await !drained(queue, within: 0.2), "the queue would wait forever")
+        #expect(await doesNotDrain(queue, within: 0.2), "the queue would wait forever")
 
         operation.finish()  // what main() should have done
         #expect(await drained(queue))

@@ -21,7 +21,7 @@ struct Chapter3ArticleTests {
         queue.addOperation(upload)
         #expect(await created.wait())
         // One 1 ms chunk, had it been resumed; half a second later it still runs.
-        #expect(await !queueLearnsFinished(upload, within: 0.5), "the upload was never resumed")
+        #expect(await queueDoesNotLearnFinished(upload, within: 0.5), "the upload was never resumed")
         #expect(upload.isExecuting && !upload.isFinished)
 
         // Cancelling ends the never-started task, whose completion then finishes the operation.
@@ -92,7 +92,7 @@ struct Chapter3ArticleTests {
 }
 
 /// Holds `cancel()` where a test calls `hold()`, until a dependent of the cancelled operation
-/// has run and recorded what it saw of it (at most 10 s).
+/// has run and recorded what it saw of it (at most 60 s).
 private final class HeldUntilADependentLooks: Sendable {
     private let looked = DispatchSemaphore(value: 0)
     private let seen = Locked<String?>(nil)
@@ -100,7 +100,7 @@ private final class HeldUntilADependentLooks: Sendable {
 
     /// A blocking wait: called inside `cancel()`, which the tests call on a thread of its own.
     @Sendable func hold() {
-        if looked.wait(timeout: .now() + 10) == .timedOut { gaveUp.raise() }
+        if looked.wait(timeout: .now() + 60) == .timedOut { gaveUp.raise() }
     }
 
     /// The dependent that looks at `operation`'s flags, then ends the hold.

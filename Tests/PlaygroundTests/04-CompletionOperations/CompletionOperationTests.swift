@@ -32,7 +32,7 @@ struct CompletionOperationTests {
 
         #expect(await firstSyncDone.wait())
         // The first operation's asynchronous part is held: the queue must not move on.
-        #expect(await !queueLearnsFinished(first, within: 0.1))
+        #expect(await queueDoesNotLearnFinished(first, within: 0.1))
         #expect(log.events == ["First sync operation complete"] && !second.isExecuting && !second.isFinished)
 
         firstAsyncWork.release()

@@ -31,7 +31,7 @@ import Testing
             #expect(await operation.heldReadReturned.wait(), "the held read of isFinished never returned")
             #expect(operation.isExecuting && !operation.isFinished, "bug 1: finished, then executing")
             #expect(operation.trueReads.value == 0, "isFinished was never read while it was true")
-            #expect(await !queueLearnsFinished(next, within: 1), "the serial queue went on")
+            #expect(await queueDoesNotLearnFinished(next, within: 1), "the serial queue went on")
             #expect(queue.operationCount == 2)
 
             // Announcing .finished again lets the queue go on (and frees the operations).
@@ -49,6 +49,9 @@ import Testing
 
             #expect(await operation.heldReadReturned.wait(), "the read of isFinished never returned")
             #expect(await queueLearnsFinished(next), "the serial queue stalled")
+            // start() writes .executing once main() returns, on the queue's thread, whatever
+            // the queue does meanwhile with what it learned.
+            #expect(await operation.startReturned.wait(), "start() never returned")
             #expect(operation.isExecuting && !operation.isFinished, "bug 1 all the same: finished, then executing")
             #expect(operation.trueReads.value >= 1, "the queue learned from a read while isFinished was true")
         }
@@ -66,6 +69,7 @@ import Testing
         // two writes of `state` (the base's, unlocked: bug 3) are ordered by `finishedWriteRead`,
         // and the held read by `queueDoneWithStart`.
         let heldReadReturned = Flag()
+        let startReturned = Flag()
         let trueReads = Counter()
         private let holdsTheRead: Bool
         private let finishedWriteRead = DispatchSemaphore(value: 0)
@@ -82,13 +86,14 @@ import Testing
             let callback = Thread { self.state = .finished }
             callbackThread.withLock { $0 = ObjectIdentifier(callback) }
             callback.start()
-            _ = finishedWriteRead.wait(timeout: .now() + 10)
+            _ = finishedWriteRead.wait(timeout: .now() + 60)  // bounded: the callback thread signals
             // start() now writes .executing.
         }
 
         override func start() {
             super.start()
             _ = phase.withLock { $0.advance(from: .finishedWriteReading, to: .startReturned) }
+            startReturned.raise()
         }
 
         override var isFinished: Bool {
@@ -109,7 +114,7 @@ import Testing
             defer { heldReadReturned.raise() }
             if holdsTheRead {
                 finishedWriteRead.signal()  // main() returns, start() writes .executing ...
-                _ = queueDoneWithStart.wait(timeout: .now() + 10)  // ... returns, and the queue checks
+                _ = queueDoneWithStart.wait(timeout: .now() + 60)  // ... returns, and the queue checks
                 return countedRead()
             }
             let finished = countedRead()  // between the two writes

@@ -27,7 +27,7 @@ struct AwaitingOperationsTests {
         queue.isSuspended = true
         let operation = TaskOperation { "ran" }
         queue.addOperation(operation)
-        #expect(await !completes(within: 0.1) { await operation.untilFinished() })
+        #expect(await staysPending(for: 0.1) { await operation.untilFinished() })
         queue.isSuspended = false
         #expect(await completes { await operation.untilFinished() })
         #expect(try operation.value == "ran")
@@ -65,7 +65,7 @@ struct AwaitingOperationsTests {
         #expect(await started.wait())
         watching.cancel()
         // Like awaiting Task.value: the watcher goes on waiting, and the operation is not cancelled.
-        #expect(await !completes(within: 0.1) { await watching.value })
+        #expect(await staysPending(for: 0.1) { await watching.value })
         #expect(!operation.isCancelled && operation.isExecuting)
         mayFinish.raise()
         #expect(await completes { await watching.value })

@@ -45,7 +45,7 @@ struct Chapter5ArticleTests {
 
         /// Still running 2 s later, without a line printed: its closure never ran.
         private func expectHangs(_ child: ChildProcess) async {
-            #expect(await !child.exits(within: 2), "\(child.name) \(child.arguments) should still be waiting")
+            #expect(await child.keepsRunning(for: 2), "\(child.name) \(child.arguments) should still be waiting")
             #expect(child.printedLines.isEmpty, "printed: \(child.printedLines)")
         }
     #endif
@@ -56,7 +56,7 @@ struct Chapter5ArticleTests {
         let operation = CancelledBeforeMain { closureRan.raise() }
         OperationQueue().addOperation(operation)
         #expect(await operation.mainReturned.wait())
-        #expect(await !queueLearnsFinished(operation, within: 0.5), "the queue should never learn it finished")
+        #expect(await queueDoesNotLearnFinished(operation, within: 0.5), "the queue should never learn it finished")
         #expect(operation.isExecuting && !operation.isFinished)
         #expect(!closureRan.isRaised)
         // It stays executing for good: the queue, and this operation, are never freed.

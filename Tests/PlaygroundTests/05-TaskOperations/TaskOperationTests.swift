@@ -162,7 +162,7 @@ struct TaskOperationTests {
         OperationQueue().addOperation(operation)
         #expect(await started.wait())
         operation.cancel()
-        #expect(await !taskSawCancel.wait(seconds: 0.2), "the article's task should not see the cancellation")
+        #expect(await taskSawCancel.staysLowered(for: 0.2), "the article's task should not see the cancellation")
         mayReturn.raise()
         #expect(await queueLearnsFinished(operation))
         #expect(try operation.getResult()?.get() == "ran to its end")

@@ -150,6 +150,11 @@ struct ResultOperationTests {
     /// Finishes batches of operations started by hand, each while a reader thread watches it,
     /// until `enough` finishes were watched, the reader found a contradiction, or `seconds`
     /// passed. Blocks: call it on a thread of its own.
+    ///
+    /// The reader says when it begins to watch an operation, and the test finishes it only
+    /// then: waiting blocked, so that the test takes no processor from the reader on a busy
+    /// machine. The reader yields its processor now and then while it watches, for the same
+    /// reason.
     private static func watchFinishes(until enough: Int, orFor seconds: Double) -> (contradictions: Int, watched: Int) {
         let deadline = Date(timeIntervalSinceNow: seconds)
         let contradictions = Counter()
@@ -157,32 +162,29 @@ struct ResultOperationTests {
         while watched < enough && contradictions.value == 0 && Date() < deadline {
             let operations = (0..<200).map { _ in FinishedByTheTest() }
             for operation in operations { operation.start() }  // by hand, outside a queue: runs until finished
-            let watching = Locked(-1)  // the index of the operation the reader watches
+            let watching = DispatchSemaphore(value: 0)  // signalled as the reader begins to watch the next one
             let readerDone = DispatchSemaphore(value: 0)
             Thread {
-                for (index, operation) in operations.enumerated() {
-                    watching.withLock { $0 = index }
+                for operation in operations {
+                    watching.signal()
+                    var looks = 0
                     while true {
                         let result = operation.result  // first the result, then the state
                         let finished = operation.isFinished
                         if result != nil && !finished { contradictions.increment() }
                         if finished { break }
+                        looks += 1
+                        if looks % 1_000 == 0 { sched_yield() }
                     }
                 }
                 readerDone.signal()
             }.start()
-            for (index, operation) in operations.enumerated() {
-                // Until the reader watches it, 2 ms at most: a busy machine may not run the
-                // reader meanwhile, and then this finish does not count.
-                let readerLate = DispatchTime.now().uptimeNanoseconds + 2_000_000
-                var isWatched = false
-                repeat {
-                    isWatched = watching.withLock { $0 } == index
-                } while !isWatched
-                    && DispatchTime.now().uptimeNanoseconds < readerLate
+            for operation in operations {
+                guard watching.wait(timeout: .now() + 10) == .success else { break }
                 operation.finish(with: .success("done"))
-                if isWatched { watched += 1 }
+                watched += 1
             }
+            for operation in operations { operation.finish(with: .success("done")) }  // any left (ignored if finished)
             _ = readerDone.wait(timeout: .now() + 10)
         }
         return (contradictions.value, watched)

@@ -25,7 +25,7 @@ import Testing
                 #expect(await OperationQueue().runs(operation))
             }
             #expect(await completed.wait())
-            #expect(await !reference.isFreed(within: 0.5), "the block holds the operation, and the operation the block")
+            #expect(await reference.staysAlive(for: 0.5), "the block holds the operation, and the operation the block")
             (reference.object as? Operation)?.completionBlock = nil  // break the cycle by hand
             #expect(await reference.isFreed())
         }

@@ -124,16 +124,17 @@ struct Chapter8CoordinatorTests {
     }
 
     /// A race test: a lost update shows only while two threads really run at once, which a
-    /// busy machine grants now and then. So each coordinator gets rounds for a second: four
-    /// threads begun together deliver 1,000 completions. Without `ConcurrentRun`'s lock, a round
-    /// loses a decrement of its count (the completion is never called) or an error; under
-    /// ThreadSanitizer one round is enough for a report.
+    /// busy machine grants now and then. So each coordinator gets rounds for a quarter of a
+    /// second (about 50 on a quiet 2-core machine): four threads begun together deliver 1,000
+    /// completions. Without `ConcurrentRun`'s lock, a round loses a decrement of its count (the
+    /// completion is never called) or an error: measured at load 5, in round 1 to 7, 12 of 12;
+    /// under ThreadSanitizer one round is enough for a report.
     @Test("concurrent completions from four threads begun together, round after round: every error once, in order")
     func concurrentCompletionsCollectSafely() async {
         for coordinator in concurrentCoordinators {
             let outcome = Locked<(problem: String?, rounds: Int)>((nil, 0))
             let returned = await blockingCall(within: 60) {
-                let result = SimultaneousThreads.rounds(for: 1) { completeTogether(with: coordinator, count: 1000) }
+                let result = SimultaneousThreads.rounds(for: 0.25) { completeTogether(with: coordinator, count: 1000) }
                 outcome.withLock { $0 = result }
             }
             #expect(returned, "\(coordinator): the rounds did not end within 60 s")

@@ -99,7 +99,7 @@ struct DeliversOnItsOwnThread: CoordinatedOperation {
             delivered.signal()
         }
         // A synchronous function, called from a thread of the test's own (`blockingCall`).
-        _ = delivered.wait(timeout: .now() + 10)
+        _ = delivered.wait(timeout: .now() + 60)
     }
 
     private static let key = "DeliversOnItsOwnThread"

@@ -4,8 +4,8 @@ import Testing
 
 // The article names its protocol `Operation`, and says that it "conflicts with
 // Foundation.Operation". What that means is a compile error, so these tests run the compiler
-// (SwiftCompiler): they compile the article's module (Chapters/08-Coordinators/CoordinatingPost)
-// as it is in the package, then small clients of it.
+// (SwiftCompiler) on small clients of the article's module (Chapters/08-Coordinators/CoordinatingPost)
+// as the build made it, and on a file added to the module's own sources.
 #if os(macOS) || os(Linux)
     @Suite(
         "Chapter 8 — the article's protocol named Operation, against Foundation's",
@@ -46,7 +46,8 @@ import Testing
                     """) == "")
         }
 
-        @Test("inside the article's module, its protocol hides Foundation's class")
+        /// In the slow group: it compiles the article's module from its sources.
+        @Test("inside the article's module, its protocol hides Foundation's class", .slow)
         func shadowsFoundationInItsModule() async throws {
             let compiler = try await SwiftCompiler.building(["CoordinatingPost"])
             defer { compiler.removeFolder() }

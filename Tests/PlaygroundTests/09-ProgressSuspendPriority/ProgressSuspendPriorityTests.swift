@@ -106,7 +106,7 @@ struct ProgressSuspendPriorityTests {
         #expect(await queueLearnsFinished(running))
         // A suspended queue always waits out this short deadline; one that ignored
         // isSuspended would start `next` as soon as `running` finished.
-        #expect(!(await nextStarted.wait(seconds: 0.25)), "nothing starts while suspended")
+        #expect(await nextStarted.staysLowered(for: 0.25), "nothing starts while suspended")
         queue.isSuspended = false
         #expect(await nextStarted.wait(seconds: 30))
     }
@@ -124,8 +124,8 @@ struct ProgressSuspendPriorityTests {
             operationReference.object = operation
         }  // the program lets go of both
         // Only a negative check: what is kept alive always waits out this short deadline.
-        #expect(!(await operationReference.isFreed(within: 0.5)), "the unfinished operation was freed")
-        #expect(!(await queueReference.isFreed(within: 0.5)), "the suspended queue was freed")
+        #expect(await operationReference.staysAlive(for: 0.5), "the unfinished operation was freed")
+        #expect(await queueReference.staysAlive(for: 0.5), "the suspended queue was freed")
         (queueReference.object as? OperationQueue)?.isSuspended = false
         #expect(await operationReference.isFreed(within: 30))
         #expect(await queueReference.isFreed(within: 30))
@@ -211,7 +211,7 @@ struct ProgressSuspendPriorityTests {
         let barrierRan = Flag()
         queue.addBarrierBlock { barrierRan.raise() }
         // Only a negative check: a suspended queue always waits out this short deadline.
-        #expect(!(await barrierRan.wait(seconds: 0.25)), "the barrier block ran while the queue was suspended")
+        #expect(await barrierRan.staysLowered(for: 0.25), "the barrier block ran while the queue was suspended")
         queue.isSuspended = false
         #expect(await barrierRan.wait(seconds: 30))
     }

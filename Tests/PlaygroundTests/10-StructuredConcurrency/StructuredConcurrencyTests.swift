@@ -54,7 +54,7 @@ struct StructuredConcurrencyTests {
         }
         _ = await twoStarted.waitForTarget(seconds: 10)
         // Only a negative check: a correct limit always waits out this short deadline.
-        let thirdStartedEarly = await threeStarted.waitForTarget(seconds: 0.1)
+        let thirdStartedEarly = await !threeStarted.staysBelowTarget(for: 0.1)
         open.raise()
         _ = await finished.wait(seconds: 10)
         return (gauge.most, gauge.finished, thirdStartedEarly)
@@ -206,7 +206,7 @@ struct StructuredConcurrencyTests {
             secondDone.raise()
         }
         // Only a negative check: the second job must not start during this short deadline.
-        #expect(!(await secondDone.wait(seconds: 0.1)))
+        #expect(await secondDone.staysLowered(for: 0.1))
         firstMayFinish.raise()
         #expect(await secondDone.wait(seconds: 10))
         #expect(log.events == ["first started", "first finished", "second started"])
@@ -328,7 +328,7 @@ struct StructuredConcurrencyTests {
         queue.isSuspended = false
         #expect(await beforeStarted.waitForTarget(seconds: 30))
         // Negative, so bounded: a barrier never runs while the three are held.
-        #expect(!(await barrierRan.wait(seconds: 0.25)), "the barrier ran before the operations added before it")
+        #expect(await barrierRan.staysLowered(for: 0.25), "the barrier ran before the operations added before it")
         #expect(!afterStarted.isRaised, "an operation added after the barrier started before it")
         release.raise()
         #expect(await barrierRan.wait(seconds: 30))

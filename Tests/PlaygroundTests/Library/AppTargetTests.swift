@@ -9,8 +9,9 @@ import Testing
 // type check can show, and the error a learner sees first.)
 
 #if os(macOS) || os(Linux)
+    /// In the slow group: each test compiles the base's sources, twice.
     @Suite(
-        "Copy it into your app: the base in a target whose default isolation is MainActor",
+        "Copy it into your app: the base in a target whose default isolation is MainActor", .slow,
         .enabled(if: AppTargetCompiler.command != nil, "no swiftc on PATH (or xcrun on a Mac) to compile with"))
     struct AppTargetTests {
         private static let base = ["AsyncOperation.swift", "HandStartChecks.swift"].map {

@@ -116,7 +116,7 @@ import Testing
                 dependency.release()
                 #expect(await queueLearnsFinished(dependency))
                 #expect(
-                    await !queueLearnsFinished(operation, within: 0.5),
+                    await queueDoesNotLearnFinished(operation, within: 0.5),
                     """
                     removeDependency(_:) of a running dependency now lets the operation run: delete chapter 3's README \
                     sentence on it and this canary
@@ -252,7 +252,7 @@ import Testing
                 queue.addOperation(observer)
                 #expect(dependency.isFinished)
                 #expect(
-                    await !queueLearnsFinished(observer, within: 0.5),
+                    await queueDoesNotLearnFinished(observer, within: 0.5),
                     """
                     addOperation no longer misses a dependency that finishes meanwhile: delete the line \
                     queue.isSuspended = false from runAlone (AwaitingOperations.swift) and this canary

@@ -157,14 +157,14 @@ enum EdgeScenes {
             queue.isSuspended = true
             operation.cancel()
             dispatch.resume()
-            guard finished.wait(timeout: .now() + 10) == .success else { return "it never finished" }
-            if !eventually(within: 10, { queue.operationCount == 0 }) {
+            guard finished.wait(timeout: .now() + 60) == .success else { return "it never finished" }
+            if !eventually(within: 30, { queue.operationCount == 0 }) {
                 problem = "the queue still holds \(queue.operations)"
             }
         }
         if let problem { return problem }
-        guard eventually(within: 10, { weakOperation == nil }) else { return "the operation was never freed" }
-        guard eventually(within: 10, { weakQueue == nil }) else { return "the dropped queue was never freed" }
+        guard eventually(within: 30, { weakOperation == nil }) else { return "the operation was never freed" }
+        guard eventually(within: 30, { weakQueue == nil }) else { return "the dropped queue was never freed" }
         return nil
     }
 
@@ -180,7 +180,7 @@ enum EdgeScenes {
             operation.cancel()
             operation.waitUntilFinished()
             // The queue removes a finished operation just after waking the waiters.
-            if !eventually(within: 5, { queue.operationCount == 0 }) { left += 1 }
+            if !eventually(within: 30, { queue.operationCount == 0 }) { left += 1 }
         }
         return left
     }
@@ -234,7 +234,7 @@ enum EdgeScenes {
         other.addOperation(behind)
         started.wait()
         behind.running.wait()
-        let freed = eventually(within: 10) { reference.withLock { $0.operation == nil } }
+        let freed = eventually(within: 30) { reference.withLock { $0.operation == nil } }
         behind.release()
         other.waitUntilAllOperationsAreFinished()
         return freed

@@ -173,7 +173,7 @@ import Testing
             queue.addOperation(operation)
             operation.cancel()
             // A generous bound: a loaded machine may take its time, and only the outcome is compared.
-            let whilePending = finished.wait(timeout: .now() + 10) == .success
+            let whilePending = finished.wait(timeout: .now() + 60) == .success
             blockerMayEnd.signal()
             if !whilePending {
                 precondition(finished.wait(timeout: .now() + 30) == .success, "the cancelled operation never finished")

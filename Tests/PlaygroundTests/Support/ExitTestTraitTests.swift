@@ -26,7 +26,7 @@ import Testing
                     }
                 }
                 // Once every child runs, its exit test reads from it until it exits.
-                let deadline = Date(timeIntervalSinceNow: 10 * boundStretch)
+                let deadline = Date(timeIntervalSinceNow: 30 * boundStretch)
                 while files.readyChildren < children && Date() < deadline {
                     try? await Task.sleep(nanoseconds: 10_000_000)
                 }
@@ -82,7 +82,7 @@ import Testing
                 try? FileManager.default.createDirectory(at: ready, withIntermediateDirectories: true)
                 _ = FileManager.default.createFile(
                     atPath: ready.appendingPathComponent("\(getpid())").path, contents: nil)
-                let deadline = Date(timeIntervalSinceNow: 10 * boundStretch)
+                let deadline = Date(timeIntervalSinceNow: 30 * boundStretch)
                 while Date() < deadline {
                     if FileManager.default.fileExists(atPath: goFile.path) { return true }
                     usleep(10_000)

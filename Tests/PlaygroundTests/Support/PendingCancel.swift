@@ -51,7 +51,7 @@
             let drained = DispatchSemaphore(value: 0)
             queue.addBarrierBlock { drained.signal() }
             queue.isSuspended = false  // the queue looks for work again
-            exit(drained.wait(timeout: .now() + 5) == .success ? 0 : 1)
+            exit(drained.wait(timeout: .now() + 30) == .success ? 0 : 1)
         }
 
         /// How the popular versions' child ends. Linux: a segfault in the queue's scheduler

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 extension Trait where Self == ConditionTrait {
@@ -13,5 +14,16 @@ extension Trait where Self == ConditionTrait {
         .enabled(
             if: ProcessInfo.processInfo.environment["RACE_DEMOS"] == "1",
             "a race demo: set RACE_DEMOS=1 and run it under ThreadSanitizer (Scripts/race-demos)")
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// For a test that runs an article's racy code to show another of its bugs: under
+    /// ThreadSanitizer it would report the article's race, which `demo` (a race demo) shows, as if
+    /// it were the package's. So the test does not run under ThreadSanitizer; every other run has it.
+    static func racesByDesign(shownBy demo: String) -> Self {
+        .disabled(
+            if: Sanitizer.thread,
+            "runs an article's racy code: ThreadSanitizer would report its race, which \(demo) shows")
     }
 }

@@ -2,9 +2,13 @@ import Foundation
 import TestSupport
 
 #if os(macOS) || os(Linux)
-    /// Runs the Swift compiler on small files that import the package's libraries, built for it
-    /// from their sources into a folder of its own: what a README shows as code that must not
-    /// compile is compiled, and what the compiler says is read.
+    /// Runs the Swift compiler on small files that import the package's libraries: what a README
+    /// shows as code that must not compile is compiled, and what the compiler says is read.
+    ///
+    /// The libraries are the modules the build made for the tests (`swift build` puts them in
+    /// the products folder's `Modules`), when it holds every one needed, each newer than its
+    /// sources: one short compiler run per file. Otherwise (Xcode's products have another
+    /// layout) they are built from their sources into a folder of their own first.
     struct SwiftCompiler {
         /// The compiler and the arguments that come before swiftc's own; nil if there is none.
         static let command: (executable: URL, arguments: [String])? = {
@@ -23,8 +27,15 @@ import TestSupport
             #endif
         }()
 
-        /// Where the modules are built and the files written.
+        /// Where the files are written (and the modules built, when the build's cannot be used).
         let folder: URL
+        /// Where the modules are.
+        let modules: URL
+
+        init(folder: URL, modules: URL? = nil) {
+            self.folder = folder
+            self.modules = modules ?? folder
+        }
 
         /// A fresh folder with the package's libraries that `source` imports built into it, each
         /// after the libraries its own files import.
@@ -32,13 +43,16 @@ import TestSupport
             try await building(imports(in: source))
         }
 
-        /// A fresh folder with `libraries` of the package built into it, each after the libraries
-        /// its own files import.
+        /// A fresh folder, and `libraries` of the package: the build's modules if they are all
+        /// there and up to date, else built into that folder, each after the libraries its own
+        /// files import.
         static func building(_ libraries: [String]) async throws -> SwiftCompiler {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("swiftc-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let needed = try buildOrder(of: libraries)
+            if let built = builtModules(holding: needed) { return SwiftCompiler(folder: folder, modules: built) }
             let compiler = SwiftCompiler(folder: folder)
-            for module in try buildOrder(of: libraries) {
+            for module in needed {
                 let output = try await compiler.swiftc(
                     [
                         "-emit-module", "-parse-as-library", "-module-name", module.name, "-I", folder.path,
@@ -57,7 +71,7 @@ import TestSupport
         func typecheck(_ source: String) async throws -> String {
             let file = folder.appendingPathComponent("client-\(UUID().uuidString).swift")
             try source.write(to: file, atomically: true, encoding: .utf8)
-            let output = try await swiftc(["-typecheck", "-I", folder.path, file.path])
+            let output = try await swiftc(["-typecheck", "-I", modules.path, file.path])
             return output.status == 0 ? "" : output.text
         }
 
@@ -68,9 +82,24 @@ import TestSupport
             let file = folder.appendingPathComponent("part-\(UUID().uuidString).swift")
             try source.write(to: file, atomically: true, encoding: .utf8)
             let output = try await swiftc(
-                ["-typecheck", "-parse-as-library", "-module-name", library.name, "-I", folder.path]
+                ["-typecheck", "-parse-as-library", "-module-name", library.name, "-I", modules.path]
                     + library.sources + [file.path])
             return output.status == 0 ? "" : output.text
+        }
+
+        /// The build's module folder, if it holds a module for each of `libraries` that is
+        /// newer than every one of its sources.
+        static func builtModules(holding libraries: [Library]) -> URL? {
+            let folder = ChildProcess.productsDirectory.appendingPathComponent("Modules")
+            func modified(_ path: String) -> Date? {
+                (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+            }
+            for library in libraries {
+                let module = folder.appendingPathComponent("\(library.name).swiftmodule").path
+                guard let built = modified(module) else { return nil }
+                for source in library.sources where modified(source).map({ $0 > built }) ?? true { return nil }
+            }
+            return folder
         }
 
         // MARK: The package's libraries

@@ -3,6 +3,8 @@ import Foundation
 import TestSupport
 import Testing
 
+// kvo pairs checked by hand: the unpaired calls here are the mistakes the judges must report.
+
 /// The workshop's tests judge through TestSupport: these check the judges themselves, and
 /// that the workshop's files say what its runner and its learners rely on.
 @Suite("Workshop — the judges, and the files beside each exercise")
@@ -123,143 +125,188 @@ struct WorkshopJudgingTests {
         }
     }
 
-    // kvo pairs checked by hand: the strings in this test are source code for the check under
-    // test, some of it in the wrong order on purpose; this file announces nothing itself.
-    @Test("the source check (Linux) wants each will before the change and its did after it, in the file")
-    func sourceOrder() {
-        func problems(_ code: String) -> [String] {
-            ExerciseSource(code: code, path: "File.swift").orderProblems()
-        }
-        let right = [
-            // one by one, nested, in loops, through a helper, one change at a time, with defer
-            """
-            willChangeValue(forKey: "isExecuting"); willChangeValue(forKey: "isFinished")
-            lock.withLock { executing = false; finished = true }
-            didChangeValue(forKey: "isExecuting"); didChangeValue(forKey: "isFinished")
-            """,
-            """
-            willChangeValue(forKey: "isFinished"); willChangeValue(forKey: "isExecuting")
-            lock.withLock { executing = false; finished = true }
-            didChangeValue(forKey: "isExecuting"); didChangeValue(forKey: "isFinished")
-            """,
-            """
-            for key in keys { willChangeValue(forKey: key) }
-            lock.withLock(change)
-            for key in keys { didChangeValue(forKey: key) }
-            """,
-            """
-            func finish() { announcing(keys) { finished = true } }
-            func announcing(_ keys: [String], _ change: () -> Void) {
-                for key in keys { willChangeValue(forKey: key) }
-                lock.withLock(change)
-                for key in keys { didChangeValue(forKey: key) }
-            }
-            """,
-            """
-            willChangeValue(forKey: "isExecuting"); lock.withLock { executing = false }; didChangeValue(forKey: "isExecuting")
-            willChangeValue(forKey: "isFinished"); lock.withLock { finished = true }; didChangeValue(forKey: "isFinished")
-            """,
-            """
-            willChangeValue(forKey: "isFinished")
-            defer { didChangeValue(forKey: "isFinished") }
-            lock.withLock { finished = true }
-            """,
-            // inside a recursive lock: the order is right (another test sees the lock held)
-            """
-            lock.withLock {
-                willChangeValue(forKey: "isFinished"); finished = true; didChangeValue(forKey: "isFinished")
-            }
-            """,
-        ]
-        for code in right { #expect(problems(code).isEmpty, "\(code)\n\(problems(code))") }
-        let willAfter = problems(
-            """
-            lock.withLock { finished = true }
-            willChangeValue(forKey: "isFinished"); didChangeValue(forKey: "isFinished")
-            """)
-        #expect(willAfter.count == 1 && willAfter[0].contains("nothing changes the state between"), "\(willAfter)")
-        let didsFirst = problems(
-            """
-            didChangeValue(forKey: "isExecuting"); didChangeValue(forKey: "isFinished")
-            willChangeValue(forKey: "isExecuting"); willChangeValue(forKey: "isFinished")
-            lock.withLock { finished = true }
-            """)
-        #expect(didsFirst.count == 2 && didsFirst[0].contains("comes before its willChangeValue"), "\(didsFirst)")
-    }
-
-    // kvo pairs checked by hand: the strings in this test are source code for the check under
-    // test, some of it unbalanced on purpose; this file announces nothing itself.
-    @Test("the source check (Linux) pairs will and did by argument, whatever the form")
-    func sourcePairing() {
-        func problems(_ code: String) -> [String] {
-            ExerciseSource(code: code, path: "File.swift").announcementProblems()
-        }
+    @Test("the announcement watch sees every call as it runs, whatever its form: self., a loop, a helper, a key path")
+    func watchSeesEveryForm() throws {
+        try #require(AnnouncementWatch.seesAnnouncements, "this build cannot see announcements (an optimised build?)")
+        let operation = ScriptedOperation()
+        let watch = AnnouncementWatch(of: operation)
+        operation.announceInEveryForm()
         #expect(
-            problems(
-                """
-                for key in keys { willChangeValue(forKey: key) } // a comment: didChangeValue(forKey: "x")
-                lock.withLock { finished = true }
-                for key in keys { didChangeValue(forKey: key) }
-                willChangeValue(for: \\.isFinished); didChangeValue(for: \\.isFinished)
-                willChangeValue(forKey: "isExecuting")
-                didChangeValue(forKey:"isExecuting")
-                """
-            ).isEmpty)
-        let didAlone = problems(#"didChangeValue(forKey: "isFinished")"#)
-        #expect(didAlone.count == 1 && didAlone[0].contains("without willChangeValue"), "\(didAlone)")
-        let unbalanced = problems(
-            #"willChangeValue(forKey: "isFinished"); willChangeValue(forKey: "isFinished"); didChangeValue(forKey: "isFinished")"#
-        )
-        #expect(unbalanced.count == 1 && unbalanced[0].contains("2 times"), "\(unbalanced)")
-        let anyKey = problems(#"willChangeValue(forKey: "finished"); didChangeValue(forKey: "finished")"#)
-        #expect(anyKey.isEmpty, "the source check judges pairs, never a key's spelling: \(anyKey)")
+            watch.events.map { "\($0.change == .will ? "will" : "did") \($0.key)" } == [
+                "will isExecuting", "did isExecuting", "will isFinished", "did isFinished", "will isExecuting",
+                "will isFinished", "did isExecuting", "did isFinished", "will isFinished", "did isFinished",
+            ],
+            "\(watch.calls())")
+        let unwatched = ScriptedOperation()
+        unwatched.announceInEveryForm()
+        #expect(watch.events.count == 10, "a watch records only its own operation's calls")
     }
 
-    @Test("the recorder (a Mac) wants each key's will before the change and its did after it")
-    func recorderJudgement() {
-        let operation = SettableOperation()
-        func record(_ steps: [(Announcement.Change?, String, executing: Bool, finished: Bool)]) -> AnnouncementLog {
-            let log = AnnouncementLog()
-            log.start()
+    @Test("the watch's judge wants each will before the change and its did after it, paired on one thread")
+    func watchJudgement() throws {
+        try #require(AnnouncementWatch.seesAnnouncements, "this build cannot see announcements (an optimised build?)")
+        let finishing = [
+            AnnouncementWatch.Change("isExecuting", from: true, to: false),
+            AnnouncementWatch.Change("isFinished", from: false, to: true),
+        ]
+        /// The problems with these steps: (a call, or nil for none) made after the state is set.
+        func problems(_ steps: [(AnnouncementWatch.Event.Change?, String, executing: Bool, finished: Bool)]) -> [String]
+        {
+            let operation = ScriptedOperation()
+            operation.state.withLock { $0 = (true, false) }
+            let watch = AnnouncementWatch(of: operation)
             for (change, key, executing, finished) in steps {
                 operation.state.withLock { $0 = (executing, finished) }
-                if let change { log.record(change, key, of: operation) }
+                if let change { operation.announce(change, key) }
             }
-            return log
+            return watch.problems(in: "finish()", changes: finishing)
         }
-        let right = record([
+        let right = problems([
             (.will, "isExecuting", true, false), (.will, "isFinished", true, false),
             (.did, "isExecuting", false, true), (.did, "isFinished", false, true),
         ])
-        #expect(right.problems(announcing: "isExecuting", changedTo: false, in: "finish()").isEmpty)
-        #expect(right.problems(announcing: "isFinished", changedTo: true, in: "finish()").isEmpty)
-
-        let didAlone = record([(.did, "isFinished", false, true)])
+        #expect(right.isEmpty, "\(right)")
+        let oneAtATime = problems([
+            (.will, "isExecuting", true, false), (.did, "isExecuting", false, false),
+            (.will, "isFinished", false, false), (.did, "isFinished", false, true),
+        ])
+        #expect(oneAtATime.isEmpty, "\(oneAtATime)")
+        let alsoAroundNoChange = problems([
+            (.will, "isExecuting", true, false), (.will, "isFinished", true, false),
+            (.did, "isExecuting", false, true), (.did, "isFinished", false, true),
+            (.will, "isExecuting", false, true), (.did, "isExecuting", false, true),
+        ])
         #expect(
-            didAlone.problems(announcing: "isFinished", changedTo: true, in: "finish()").first?.contains("without")
-                == true)
-        let willLate = record([(.will, "isFinished", false, true), (.did, "isFinished", false, true)])
-        #expect(
-            willLate.problems(announcing: "isFinished", changedTo: true, in: "finish()").first?.contains(
-                "after the change")
-                == true)
-        let didEarly = record([(.will, "isFinished", true, false), (.did, "isFinished", true, false)])
-        #expect(
-            didEarly.problems(announcing: "isFinished", changedTo: true, in: "finish()").first?.contains(
-                "before the change")
-                == true)
-        let misspelled = record([(.will, "finished", true, false), (.did, "finished", false, true)])
-        #expect(
-            misspelled.problems(announcing: "isFinished", changedTo: true, in: "finish()").first?.contains(
-                "\"finished\"")
-                == true)
+            alsoAroundNoChange.isEmpty, "a key announced though its value stays is no problem: \(alsoAroundNoChange)")
+        let didsAlone = problems([
+            (nil, "", false, true), (.did, "isExecuting", false, true), (.did, "isFinished", false, true),
+        ])
+        #expect(didsAlone.count == 1 && didsAlone[0].contains("with no willChangeValue"), "\(didsAlone)")
+        let unpairedWill = problems([
+            (.will, "isExecuting", true, false), (.will, "isFinished", true, false),
+            (.did, "isFinished", false, true),
+        ])
+        #expect(unpairedWill.count == 1 && unpairedWill[0].contains("no didChangeValue"), "\(unpairedWill)")
+        let willsLate = problems([
+            (.will, "isExecuting", false, true), (.will, "isFinished", false, true),
+            (.did, "isExecuting", false, true), (.did, "isFinished", false, true),
+        ])
+        #expect(willsLate.count == 1 && willsLate[0].contains("already said the new value"), "\(willsLate)")
+        let didsEarly = problems([
+            (.will, "isExecuting", true, false), (.will, "isFinished", true, false),
+            (.did, "isExecuting", true, false), (.did, "isFinished", true, false),
+        ])
+        #expect(didsEarly.count == 1 && didsEarly[0].contains("still said the old value"), "\(didsEarly)")
+        let misspelled = problems([
+            (.will, "executing", true, false), (.will, "finished", true, false),
+            (.did, "executing", false, true), (.did, "finished", false, true),
+        ])
+        #expect(misspelled.first?.contains("\"executing\", \"finished\" instead") == true, "\(misspelled)")
     }
+
+    @Test("the watch sees the getters' lock held while the operation announces")
+    func watchSeesTheLockHeld() throws {
+        try #require(AnnouncementWatch.seesAnnouncements, "this build cannot see announcements (an optimised build?)")
+        let operation = ScriptedOperation()
+        let watch = AnnouncementWatch(of: operation, getterPatience: 0.2)
+        operation.state.withLock { _ in operation.announce(.will, "isFinished") }
+        operation.announce(.did, "isFinished")
+        let problems = watch.lockProblems(in: "finish()")
+        #expect(
+            problems.count == 1 && problems[0].contains("willChangeValue(forKey: \"isFinished\") (call 1)"),
+            "\(problems)")
+        #expect(watch.events.last?.state == nil, "once the getters did not answer, the watch stops asking")
+    }
+
+    #if os(Linux)
+        @Test(
+            "ThreadActivity tells a wait with no time limit from a timed wait, a sleep, a loop that sleeps, and a spin")
+        func threadActivity() throws {
+            try #require(ThreadActivity.tellsWaitsApart, "this kernel cannot tell")
+            let never = DispatchSemaphore(value: 0)
+            let stop = Locked(false)
+            let cases: [(String, @Sendable () -> Void, (ThreadActivity) -> Bool)] = [
+                ("semaphore", { never.wait() }, { if case .waitingWithoutLimit = $0 { true } else { false } }),
+                (
+                    "timed", { _ = never.wait(timeout: .now() + 60) },
+                    { if case .waitingWithLimit = $0 { true } else { false } }
+                ),
+                (
+                    "sleep", { Thread.sleep(forTimeInterval: 60) },
+                    { if case .waitingWithLimit = $0 { true } else { false } }
+                ),
+                (
+                    "poll", { while !stop.withLock({ $0 }) { usleep(1_000) } },
+                    { if case .wakingRepeatedly = $0 { true } else { false } }
+                ),
+                ("spin", { while !stop.withLock({ $0 }) {} }, { $0 == .running }),
+            ]
+            for (name, body, expected) in cases {
+                let thread = Locked<ThreadActivity.KernelThread?>(nil)
+                Thread {
+                    thread.withLock { $0 = .current }
+                    body()
+                }.start()
+                var kernelThread: ThreadActivity.KernelThread?
+                while kernelThread == nil { kernelThread = thread.withLock { $0 } }
+                let seen = ThreadActivity.settled(kernelThread!, runningFor: 0.3)
+                #expect(expected(seen), "\(name): \(seen)")
+            }
+            stop.withLock { $0 = true }
+            for _ in 0..<3 { never.signal() }  // the two waits end; the sleep ends in its own time
+        }
+    #endif
 }
 
-/// An operation whose getters say what the test sets.
-private final class SettableOperation: Operation, @unchecked Sendable {
+/// An operation whose getters say what the test sets, and which announces what the test asks,
+/// in every form a learner may write. On a Mac, it passes its calls to the watch itself.
+private final class ScriptedOperation: Operation, @unchecked Sendable {
     // @unchecked Sendable: `state` is a Locked.
     let state = Locked((executing: false, finished: false))
     override var isExecuting: Bool { state.withLock { $0.executing } }
     override var isFinished: Bool { state.withLock { $0.finished } }
+
+    func announce(_ change: AnnouncementWatch.Event.Change, _ key: String) {
+        switch change {
+        case .will: willChangeValue(forKey: key)
+        case .did: didChangeValue(forKey: key)
+        }
+    }
+
+    /// will/did "isExecuting" with self., "isFinished" with key paths (on Linux), both in loops,
+    /// then through a helper.
+    func announceInEveryForm() {
+        self.willChangeValue(forKey: "isExecuting")
+        self.didChangeValue(forKey: "isExecuting")
+        #if os(Linux)
+            // Linux's Foundation maps the key path to "isFinished"; a Mac's key-value observing
+            // names it after the Objective-C property, "finished" (read, not run): not a form the
+            // exercises accept there.
+            willChangeValue(for: \.isFinished)
+            didChangeValue(for: \.isFinished)
+        #else
+            willChangeValue(forKey: "isFinished")
+            didChangeValue(forKey: "isFinished")
+        #endif
+        let keys = ["isExecuting", "isFinished"]
+        for key in keys { willChangeValue(forKey: key) }
+        for key in keys { didChangeValue(forKey: key) }
+        changing("isFinished") {}
+    }
+
+    private func changing(_ key: String, _ change: () -> Void) {
+        willChangeValue(forKey: key)
+        change()
+        didChangeValue(forKey: key)
+    }
+
+    #if !os(Linux)
+        override func willChangeValue(forKey key: String) {
+            AnnouncementWatch.announce(.will, key, by: self) { super.willChangeValue(forKey: key) }
+        }
+
+        override func didChangeValue(forKey key: String) {
+            AnnouncementWatch.announce(.did, key, by: self) { super.didChangeValue(forKey: key) }
+        }
+    #endif
 }

@@ -11,48 +11,56 @@ struct Exercise0Tests {
         let pipeline = makePhotoPipeline { _ in }
         #expect(
             pipeline.resize.dependencies.contains(pipeline.download),
-            "resize must wait for download: resize.addDependency(download) (hint: \"Which waits for which\")")
+            "resize does not wait for download (\(Self.waits(pipeline))): resize.addDependency(download) (hint: \"Which waits for which\")"
+        )
         #expect(
             pipeline.upload.dependencies.contains(pipeline.resize),
-            "upload must wait for resize: upload.addDependency(resize) (hint: \"Which waits for which\")")
+            "upload does not wait for resize (\(Self.waits(pipeline))): upload.addDependency(resize) (hint: \"Which waits for which\")"
+        )
     }
 
-    @Test("on a queue that runs three at once, nothing starts while download runs")
+    @Test("on a queue that runs three at once, nothing is ready while download runs, and upload not while resize runs")
     func nothingStartsBeforeDownloadEnds() async {
+        // Each step is held while it runs. A step the queue may start is ready (isReady); the
+        // queue starts every ready step at once, so one that is ready too early runs too early.
         let log = EventLog()
-        let downloadRunning = DispatchSemaphore(value: 0)
-        let downloadMayEnd = DispatchSemaphore(value: 0)
+        let gates = ["download": Gate(), "resize": Gate()]
         let pipeline = makePhotoPipeline { step in
             log.record(step)
-            if step == "download" {
-                downloadRunning.signal()
-                _ = downloadMayEnd.wait(timeout: .now() + 5)  // the queue's own thread, bounded
-            }
+            gates[step]?.hold()
         }
+        defer { for gate in gates.values { gate.open() } }
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 3
         queue.add(pipeline.operations)
-        // On a thread of its own: download blocks one of the threads Dispatch shares with the
-        // test's own tasks. A step that does not wait for download starts within this moment.
-        let startedMeanwhile = await read(within: 8) { () -> [String]? in
-            guard downloadRunning.wait(timeout: .now() + 5) == .success else { return nil }
-            Thread.sleep(forTimeInterval: 0.3)
-            return log.events
+        for (running, later) in [("download", ["resize", "upload"]), ("resize", ["upload"])] {
+            guard let gate = gates[running], await gate.reached.wait(seconds: 5) else {
+                Issue.record(
+                    Comment(
+                        rawValue: "\(running) had not started 5 s after the steps were queued (ran: \(log.events)): "
+                            + Self.whyItNeverRuns(pipeline)))
+                return
+            }
+            let steps = ["download": pipeline.download, "resize": pipeline.resize, "upload": pipeline.upload]
+            let readyTooEarly = later.filter { steps[$0]?.isReady == true }
+            let ranMeanwhile = log.events.filter { later.contains($0) }
+            if !readyTooEarly.isEmpty || !ranMeanwhile.isEmpty {
+                Issue.record(
+                    Comment(
+                        rawValue: """
+                            while \(running) was still running, \((readyTooEarly + ranMeanwhile).uniqued.joined(separator: " and ")) \
+                            \(ranMeanwhile.isEmpty ? "was ready to start" : "had started") (\(Self.waits(pipeline))): on a queue that \
+                            runs several operations at once, only dependencies make a step wait (hint: "Which waits for which")
+                            """))
+                return
+            }
+            gate.open()
         }
-        downloadMayEnd.signal()
-        guard let startedMeanwhile = startedMeanwhile ?? nil else {
-            Issue.record(Comment(rawValue: "download never ran: " + Self.whyItNeverRuns(pipeline)))
-            return
-        }
-        #expect(
-            startedMeanwhile == ["download"],
-            """
-            while download was still running, these had run: \(startedMeanwhile). On a queue that runs several \
-            operations at once, only dependencies make a step wait (hint: "Which waits for which")
-            """)
         if !(await drained(queue, within: 5)) {
             Issue.record(
-                Comment(rawValue: "the queue never finished the three steps: " + Self.whyItNeverRuns(pipeline)))
+                Comment(
+                    rawValue: "the queue had not finished the three steps 5 s later (ran: \(log.events)): "
+                        + Self.whyItNeverRuns(pipeline)))
         }
     }
 
@@ -64,12 +72,28 @@ struct Exercise0Tests {
         queue.maxConcurrentOperationCount = 1  // without dependencies it runs them as added: upload first
         guard await queue.runs(pipeline.operations, within: 5) else {
             Issue.record(
-                Comment(rawValue: "the queue never finished the three steps: " + Self.whyItNeverRuns(pipeline)))
+                Comment(
+                    rawValue:
+                        "the queue had not finished the three steps 5 s after they were queued (ran: \(log.events)): "
+                        + Self.whyItNeverRuns(pipeline)))
             return
         }
         #expect(
             log.events == ["download", "resize", "upload"],
-            "the steps ran in this order: \(log.events) (hint: \"Which waits for which\")")
+            "the steps ran in this order: \(log.events) (\(Self.waits(pipeline))) (hint: \"Which waits for which\")")
+    }
+
+    /// Each step's dependencies, as the operations say: "resize waits for download, …".
+    static func waits(_ pipeline: PhotoPipeline) -> String {
+        let steps = [("download", pipeline.download), ("resize", pipeline.resize), ("upload", pipeline.upload)]
+        func name(_ operation: Operation) -> String {
+            steps.first { $0.1 === operation }?.0 ?? "another \(type(of: operation))"
+        }
+        return steps.map { stepName, step in
+            let names = step.dependencies.map(name)
+            return names.isEmpty
+                ? "\(stepName) waits for nothing" : "\(stepName) waits for \(names.joined(separator: " and "))"
+        }.joined(separator: ", ")
     }
 
     /// Why steps of the pipeline never run, as the dependencies show it: a step that waits for
@@ -101,7 +125,28 @@ struct Exercise0Tests {
                 current = next
             }
         }
-        return
-            "the steps never became ready, though their dependencies are among them (hint: \"Which waits for which\")"
+        return "\(waits(pipeline)) (hint: \"Which waits for which\")"
+    }
+}
+
+/// Holds the step that reaches it, on the queue's thread, until the test opens it (or 5 s pass).
+private final class Gate: Sendable {
+    let reached = Flag()
+    private let opened = DispatchSemaphore(value: 0)
+
+    func hold() {
+        reached.raise()
+        _ = opened.wait(timeout: .now() + 5 * boundStretch)  // the queue's own thread, bounded
+    }
+
+    /// Lets the held step end; harmless when called again.
+    func open() { opened.signal() }
+}
+
+extension Array where Element: Hashable {
+    /// The elements, each once, in their first order.
+    fileprivate var uniqued: [Element] {
+        var seen = Set<Element>()
+        return filter { seen.insert($0).inserted }
     }
 }

@@ -6,22 +6,19 @@ import Testing
 
 @Suite("Exercise 1 — a synchronous operation that waits for its work")
 struct Exercise1Tests {
-    @Test("work on a concurrent queue, held for 0.3 s: the operation finishes when the work ends, not before")
+    @Test("work on a concurrent queue, held: main() waits for it, with no time limit, and returns once it ends")
     func workOnAConcurrentQueue() async {
-        await Self.check(
-            on: DispatchQueue.global(), queueHeldFor: nil, workHeldUntil: 0.3, underlyingQueue: Self.underlyingQueues[0]
-        )
+        let problem = await read(within: 60) { HeldRun(workQueue: DispatchQueue.global(), heldQueue: nil).problem() }
+        Self.report(problem)
     }
 
-    // Held past 2 s: main() that sleeps a guessed time (up to 2 s) instead of waiting has then
-    // returned while the work still runs. The work ends only when the check lets it, so a
-    // check delayed by a busy machine looks later, never earlier.
-    @Test("work on a serial queue that starts it late, held until 2.3 s: the operation finishes when the work ends")
+    @Test("work on a serial queue that starts it late: main() waits before the work starts, and while it runs")
     func workOnASerialQueue() async {
-        let workQueue = HeldQueue("exercise1-work")
-        await Self.check(
-            on: workQueue.queue, queueHeldFor: (workQueue, 0.5), workHeldUntil: 2.3,
-            underlyingQueue: Self.underlyingQueues[1])
+        let problem = await read(within: 60) {
+            let held = HeldQueue("exercise1-work")
+            return HeldRun(workQueue: held.queue, heldQueue: held).problem()
+        }
+        Self.report(problem)
     }
 
     @Test("the work runs before the operation's completion block")
@@ -35,7 +32,9 @@ struct Exercise1Tests {
         }
         OperationQueue().addOperation(operation)
         guard await completionRan.wait(seconds: 5) else {
-            Issue.record("the operation's completion block never ran: did main() return? (hint: \"Wait for the work\")")
+            Issue.record(
+                "5 s after the operation was queued, its completion block had not run: main() had not returned (hint: \"Wait for the work\")"
+            )
             return
         }
         #expect(
@@ -55,14 +54,15 @@ struct Exercise1Tests {
         }
         guard await OperationQueue().runs(operation, within: 5) else {
             Issue.record(
-                "the operation never finished: does main() wait for something that never comes? (hint: \"Wait for the work\")"
+                "5 s after it was queued, the operation had not finished: its main() had not returned (hint: \"Wait for the work\")"
             )
             return
         }
         let ran = places.events
         if ran.isEmpty {
             Issue.record(
-                "the work never ran: main() must send it to workQueue, and wait for it (hint: \"Wait for the work\")")
+                "main() returned and the work had not run: main() must send it to workQueue, and wait for it (hint: \"Wait for the work\")"
+            )
         } else if ran.count > 1 {
             Issue.record(
                 "the work ran \(ran.count) times: main() must send it to workQueue once, then wait for that one (hint: \"Wait for the work\")"
@@ -70,111 +70,170 @@ struct Exercise1Tests {
         } else if ran[0] != "workQueue" {
             Issue.record(
                 """
-                the work ran on the operation's own thread, not on workQueue: main() must send it to workQueue, as \
+                the work ran outside workQueue (on the operation's own thread): main() must send it to workQueue, as \
                 chapter 1's operation does, then wait for it (hint: "Wait for the work")
                 """)
         }
     }
 
-    /// The operation queues' underlying queues, one per test, kept as long as the process: an
-    /// operation queue does not keep its underlying queue (on Linux), and an operation may still
-    /// use it after a check has given up on it.
-    static let underlyingQueues = (0..<2).map { DispatchQueue(label: "exercise1-operations-\($0)") }
-
-    /// Runs a `WaitingOperation` whose work takes until `workEnd` seconds after the start (the
-    /// work queue itself held for a while first, if given), and checks that the operation
-    /// finishes only after the work ended, and soon after it.
-    static func check(
-        on workQueue: DispatchQueue, queueHeldFor queueHold: (queue: HeldQueue, seconds: Double)?,
-        workHeldUntil workEnd: Double, underlyingQueue: DispatchQueue
-    ) async {
-        // The clock runs on a thread of its own: the operation's main() and its work each block
-        // a thread of Dispatch's pool, which can delay the test's own tasks by a second.
-        let problem = await read(within: 10) {
-            Self.problem(
-                on: workQueue, queueHeldFor: queueHold, workHeldUntil: workEnd, underlyingQueue: underlyingQueue)
-        }
+    static func report(_ problem: String??) {
         switch problem {
-        case nil: Issue.record("the check itself never ended: does main() wait for something that never comes?")
+        case nil:
+            Issue.record("the check did not end within 60 s: main() never returned, even once its work had ended")
         case let problem??: Issue.record(Comment(rawValue: problem))
         case .some(nil): break
         }
     }
+}
 
-    /// What `check` finds wrong, or nil. Blocks: it reads `isFinished` itself, which a
-    /// synchronous operation's queue sets the moment `main()` returns, so no observer's delay
-    /// can hide a `main()` that returned too early, or excuse one that returned late.
-    static func problem(
-        on workQueue: DispatchQueue, queueHeldFor queueHold: (queue: HeldQueue, seconds: Double)?,
-        workHeldUntil workEnd: Double, underlyingQueue: DispatchQueue
-    ) -> String? {
-        let workStarted = DispatchSemaphore(value: 0)
-        let workMayEnd = DispatchSemaphore(value: 0)
-        let workEnded = DispatchSemaphore(value: 0)
-        let runs = Counter()
-        let operation = WaitingOperation(on: workQueue) {
-            runs.increment()
-            workStarted.signal()
-            _ = workMayEnd.wait(timeout: .now() + 10)  // the work queue's own thread, bounded
-            workEnded.signal()
+/// One run of a `WaitingOperation` whose work the test holds: `main()` runs on a thread of the
+/// test's (the operation is started by hand, as a queue starts it), so the test can see what
+/// that thread does while the work waits for its queue (`heldQueue`), while it runs, and once
+/// it has ended. Blocking: run it on a thread of its own.
+private final class HeldRun: @unchecked Sendable {
+    // @unchecked Sendable: semaphores and flags; `mainThread` and `workThread` only touched under
+    // `lock`; `workQueue` and `heldQueue` are constants.
+    let workQueue: DispatchQueue
+    let heldQueue: HeldQueue?
+    private let mainStarted = DispatchSemaphore(value: 0)
+    private let mainReturned = Flag()
+    private let workStarted = DispatchSemaphore(value: 0)
+    private let workMayEnd = DispatchSemaphore(value: 0)
+    private let workEnded = Flag()
+    private let runs = Counter()
+    private let lock = NSLock()
+    private var mainThread: ThreadActivity.KernelThread?
+    private var workThread: ThreadActivity.KernelThread?
+
+    init(workQueue: DispatchQueue, heldQueue: HeldQueue?) {
+        self.workQueue = workQueue
+        self.heldQueue = heldQueue
+    }
+
+    /// What is wrong, or nil.
+    func problem() -> String? {
+        defer {
+            workMayEnd.signal()
+            heldQueue?.release()
         }
-        let start = Date()
-        // A serial dispatch queue under the operation queue: main() then blocks a thread of
-        // its own, not one of the few that Dispatch shares with every concurrent queue (two on
-        // a two-core machine), so the work on a concurrent queue starts at once.
-        let operations = OperationQueue()
-        operations.underlyingQueue = underlyingQueue
-        operations.addOperation(operation)
-        defer { workMayEnd.signal() }
+        let operation = WaitingOperation(on: workQueue) {
+            self.runs.increment()
+            self.lock.withLock { self.workThread = .current }
+            self.workStarted.signal()
+            _ = self.workMayEnd.wait(timeout: .now() + 30)  // the work queue's own thread, bounded
+            self.workEnded.raise()
+        }
+        Thread {
+            self.lock.withLock { self.mainThread = .current }
+            self.mainStarted.signal()
+            operation.start()
+            self.mainReturned.raise()
+        }.start()
+        guard mainStarted.wait(timeout: .now() + 5 * boundStretch) == .success else {
+            return "the test's thread never started"
+        }
+        let started = Date()
+        let mainThread = lock.withLock { self.mainThread }
 
-        if let queueHold {
-            Thread.sleep(forTimeInterval: queueHold.seconds)
-            let finishedEarly = operation.isFinished
-            queueHold.queue.release()
-            if finishedEarly {
+        if let heldQueue {
+            // The work waits behind something else on its serial queue: main() must wait already.
+            if let problem = watch(mainThread, while: "its work waited for workQueue, which was still busy") {
+                return problem
+            }
+            heldQueue.release()
+        }
+        // The work runs, held by the test: main() must go on waiting, for as long as it runs.
+        while workStarted.wait(timeout: .now() + 0.01) == .timedOut {
+            if mainReturned.isRaised {
                 return """
-                    the operation finished before its work even started: main() must wait for the work's signal \
-                    (hint: "Wait for the work")
+                    main() returned before its work had started: the queue then reports the operation finished while \
+                    the work has not even run. main() must wait for a signal that the work sends once work() has \
+                    returned (hint: "Wait for the work")
                     """
             }
+            if Date().timeIntervalSince(started) > 5 * boundStretch {
+                return "main() had not sent the work to workQueue 5 s after it started: does it still send it there?"
+            }
         }
-        guard workStarted.wait(timeout: .now() + 5) == .success else {
-            return "the work never started: does main() still send it to workQueue?"
+        let workThread = lock.withLock { self.workThread }
+        if workThread == nil || workThread != mainThread,
+            let problem = watch(mainThread, while: "its work was still running (the test held it)", since: started)
+        {
+            return problem
         }
-        Thread.sleep(forTimeInterval: max(workEnd + start.timeIntervalSinceNow, 0.3))
-        if operation.isFinished {
+        // The work ends: main() must return now.
+        workMayEnd.signal()
+        guard workEnded.isRaised || waitFor(workEnded, seconds: 5) else { return "the work never ended" }
+        guard waitFor(mainReturned, seconds: 5) else {
+            let activity = mainThread.map { ThreadActivity.settled($0, within: 1) } ?? .unknown
+            let seen = activity == .unknown ? "" : " (its thread was \(activity))"
             return """
-                the operation finished while its work was still running: main() returned before the work ended. \
-                It must wait for a signal that the work sends once work() has returned (hint: "Wait for the work")
+                the work ended, and main() had still not returned 5 s later\(seen): it waits for something that never \
+                comes — a second wait, a signal the work never sends, workQueue.sync from inside the work \
+                (hint: "Wait for the work")
                 """
         }
-        workMayEnd.signal()
-        guard workEnded.wait(timeout: .now() + 5) == .success else { return "the work never ended" }
-        let deadline = Date(timeIntervalSinceNow: 0.8)
-        while !operation.isFinished && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         if runs.value > 1 {
             return """
                 the work ran \(runs.value) times: main() must send it to workQueue once, and wait for that one \
                 (hint: "Wait for the work")
                 """
         }
-        if !operation.isFinished {
-            // Late, or never? A guess of how long the work takes returns in the end.
-            let later = Date(timeIntervalSinceNow: 3)
-            while !operation.isFinished && Date() < later { Thread.sleep(forTimeInterval: 0.02) }
-            if operation.isFinished {
-                return """
-                    the work ended, but main() returned more than 0.8 s later: it must return as soon as the work \
-                    signals, not after a sleep or a timeout that guesses how long the work takes (hint: "Wait for the \
-                    work")
-                    """
-            }
+        return nil
+    }
+
+    /// What is wrong with what main()'s thread does `while` something the test holds: nil if it
+    /// waits with no time limit (or, where the kernel cannot tell, if it has not returned by
+    /// 2.3 s after `since`: a guessed wait of up to 2 s has returned by then).
+    private func watch(_ mainThread: ThreadActivity.KernelThread?, while what: String, since: Date? = nil) -> String? {
+        let activity =
+            mainThread.map { thread in ThreadActivity.settled(thread, stop: { self.mainReturned.isRaised }) }
+            ?? .unknown
+        if mainReturned.isRaised {
             return """
-                the work ended, and main() had still not returned 3.8 s later: it waits for something that never \
-                comes — a second wait, a signal the work never sends, workQueue.sync from inside the work \
-                (hint: "Wait for the work")
+                main() returned while \(what): the queue then reports the operation finished too early. main() must \
+                wait for a signal that the work sends once work() has returned (hint: "Wait for the work")
                 """
         }
-        return nil
+        switch activity {
+        case .waitingWithoutLimit, .otherCall:
+            return nil
+        case .waitingWithLimit(let call):
+            let kind = call.hasPrefix("futex") ? "a wait with a timeout" : "a sleep"
+            return """
+                while \(what), main()'s thread was in \(kind) (the kernel saw \(call)), which ends by itself once its \
+                time has passed, whether the work has ended or not. Whatever the limit, it guesses how long the work takes: \
+                wait for the work's own signal, with no time limit (hint: "Wait for the work")
+                """
+        case .wakingRepeatedly(let call):
+            return """
+                while \(what), main()'s thread was seen asleep (\(call)) at each look, yet woke up again and again \
+                in between: a loop that sleeps a little and looks again. However short the sleep, it is a guess \
+                repeated; wait for the work's own signal, which wakes main() once (hint: "Wait for the work")
+                """
+        case .running:
+            return """
+                while \(what), main()'s thread kept running for 2 s without blocking: a loop that checks again and \
+                again. Wait for the work's signal instead (hint: "Wait for the work")
+                """
+        case .unknown:
+            // No kernel to ask (a Mac): hold until a guessed wait of up to 2 s has passed.
+            if let since {
+                Thread.sleep(until: since.addingTimeInterval(2.3))
+            } else {
+                Thread.sleep(forTimeInterval: 0.5)
+            }
+            return mainReturned.isRaised
+                ? """
+                main() returned while \(what): a sleep or a wait with a time limit ended before the work did. \
+                Wait for the work's own signal (hint: "Wait for the work")
+                """ : nil
+        }
+    }
+
+    private func waitFor(_ flag: Flag, seconds: Double) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds * boundStretch)
+        while !flag.isRaised && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        return flag.isRaised
     }
 }

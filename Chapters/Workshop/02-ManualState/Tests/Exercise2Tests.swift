@@ -4,110 +4,135 @@ import Foundation
 import TestSupport
 import Testing
 
+// kvo pairs checked by hand: the calls named here are in messages to the learner, and the
+// watching subclass passes each of the learner's own calls on unchanged.
 @Suite("Exercise 2 — finish() announces its changes")
 struct Exercise2Tests {
+    /// What finish() changes, which it must announce.
+    static let finishChanges = [
+        AnnouncementWatch.Change("isExecuting", from: true, to: false),
+        AnnouncementWatch.Change("isFinished", from: false, to: true),
+    ]
+
     @Test("finish() returns: it announces nothing while holding the lock")
     func finishReturns() async {
         let operation = WatchedOperation()
         OperationQueue().addOperation(operation)
-        guard await operation.finishCalled.wait(seconds: 5) else {
+        guard let watch = await operation.finishing(within: 5) else {
             Issue.record(
-                "the queue never called main(), so finish() was never called: does start() still call main()? (hint: \"Announce each change\")"
+                "5 s after the operation was queued, its main() had not been called: does start() still call main()? (hint: \"Announce each change\")"
             )
             return
         }
-        guard !(await operation.finishReturned.wait(seconds: 5)) else { return }
-        if let key = operation.stuckIn() {
+        guard !(await operation.finishReturned.wait(seconds: 5 + watch.getterPatience)) else { return }
+        let threads = operation.threadNames
+        if let stuck = watch.unreturned.last {
+            let held =
+                stuck.state == nil
+                ? ", and at that call another thread could not read the getters: the lock they take was held. On Linux, didChangeValue(forKey:) reads the key's getter before it returns, on the same thread, and that getter waits for the lock"
+                : ""
             Issue.record(
-                """
-                deadlock: finish() never returned. It is stuck in its didChangeValue for "\(key)", which reads \(key) \
-                before it returns; that getter waits for the lock that finish() holds. Announce after \
-                lock.withLock { } has returned (hint: "Outside the lock")
-                """)
+                Comment(
+                    rawValue: """
+                        deadlock: finish() never returned. It was stuck in its call #\(stuck.number), \(stuck), which \
+                        never returned\(held). Calls seen: \(watch.calls(threads: threads)). Announce after \
+                        lock.withLock { } has returned (hint: "Outside the lock")
+                        """))
         } else {
             Issue.record(
-                """
-                deadlock: finish() never returned: does it wait for a lock that it holds, or that a getter holds? \
-                (hint: "Outside the lock")
-                """)
-        }
-    }
-
-    @Test("while finish() announces a change, its lock is free: another thread can read isFinished")
-    func announcesOutsideTheLock() async {
-        // The queue, a waiter in waitUntilFinished(), a dependent: others read the getters while
-        // finish() announces. A lock that the announcing thread may take again (NSRecursiveLock)
-        // spares only that thread: another one waits, and waitUntilFinished() from another
-        // thread deadlocks (chapter 2, "What goes wrong").
-        let operation = WatchedOperation()
-        operation.probesTheLock = true
-        OperationQueue().addOperation(operation)
-        let returned = await operation.finishReturned.wait(seconds: 10)
-        let held = operation.heldWhileAnnouncing.events
-        if let key = held.first {
-            Issue.record(
-                """
-                while finish() announced "\(key)", its lock was held: another thread that read isFinished then waited \
-                for finish() to let go. An NSRecursiveLock lets the announcing thread in again, but no other one: \
-                a waitUntilFinished() on another thread deadlocks (chapter 2). Change the state under the lock, and \
-                announce after it (hint: "Outside the lock")
-                """)
-        } else if !returned {
-            Issue.record("finish() never returned: see finishReturns (hint: \"Outside the lock\")")
+                Comment(
+                    rawValue: """
+                        deadlock: finish() never returned, and none of its calls to willChangeValue or didChangeValue \
+                        was left waiting (calls seen: \(watch.calls(threads: threads))): it waits for something else, \
+                        a lock that it holds? (hint: "Outside the lock")
+                        """))
         }
     }
 
     @Test(
-        "finish() announces \"isExecuting\" and \"isFinished\": willChangeValue before the change, didChangeValue after it"
+        "finish() called inside main(), as work that ends at once does: the operation finishes, each change announced around it"
     )
-    func announcesBothKeys() async throws {
-        #if os(Linux)
-            // Linux's Foundation declares willChangeValue(forKey:) on Operation as a method that
-            // does nothing and that no subclass can override: only the source shows those calls.
-            // Every form counts (literal keys, a loop, a helper): the calls are paired, in order.
-            let file = ExerciseSource("Exercise2/AnnouncingOperation.swift")
-            let source = try #require(file, "the exercise file is missing")
-            for problem in source.announcementProblems() + source.orderProblems() {
-                Issue.record("\(source.path): \(problem) (hint: \"Why both calls\")")
-            }
-            // didChangeValue(forKey: key) reads that key's getter before it returns (Linux's
-            // Foundation): a getter that said the new state, on the thread running finish(),
-            // was announced after the change.
-            let operation = WatchedOperation()
-            OperationQueue().addOperation(operation)
-            guard await operation.finishReturned.wait(seconds: 5) else {
-                Issue.record(
-                    "finish() never returned, so what it announces cannot be seen: see finishReturns (hint: \"Outside the lock\")"
-                )
-                return
-            }
-            for (key, newState) in [("isExecuting", false), ("isFinished", true)]
-            where !operation.reads.events.contains("\(key) \(newState)") {
-                Issue.record(
-                    """
-                    finish() never announces "\(key)" with didChangeValue(forKey:) after the change (if it calls it before, the \
-                    queue reads the old state) (hint: "Announce each change")
-                    """)
-            }
-        #else
-            // On a Mac (read, not verified here): the watched operation overrides NSObject's
-            // willChangeValue(forKey:) and didChangeValue(forKey:), and records each call that
-            // finish() makes, with what the getters said at that moment.
-            let operation = WatchedOperation()
-            OperationQueue().addOperation(operation)
-            guard await operation.finishReturned.wait(seconds: 5) else {
-                Issue.record(
-                    "finish() never returned, so what it announces cannot be seen: see finishReturns (hint: \"Outside the lock\")"
-                )
-                return
-            }
-            let problems =
-                operation.announcements.problems(announcing: "isExecuting", changedTo: false, in: "finish()")
-                + operation.announcements.problems(announcing: "isFinished", changedTo: true, in: "finish()")
-            for problem in problems {
-                Issue.record("\(problem) (hint: \"Announce each change\")")
-            }
-        #endif
+    func finishInsideMain() async {
+        let operation = WatchedOperation(finishesInsideMain: true)
+        OperationQueue().addOperation(operation)
+        guard await operation.finishing(within: 5) != nil else {
+            Issue.record(
+                "5 s after the operation was queued, its main() had not been called: does start() still call main()? (hint: \"Announce each change\")"
+            )
+            return
+        }
+        guard let watch = await operation.finishing(within: 0),
+            await operation.finishReturned.wait(seconds: 10), await operation.startReturned.wait(seconds: 5)
+        else { return }  // finishReturns says where it waits
+        if !(await TestSupport.queueLearnsFinished(operation, within: 5)) {
+            Issue.record(
+                """
+                finish(), called inside main() on the queue's thread, returned, but the queue never learned that the \
+                operation finished: is "isFinished" announced with didChangeValue(forKey:)? (hint: "Announce each change")
+                """)
+            return
+        }
+        // start()'s calls and finish()'s, nested on one thread: "isExecuting" goes to true and
+        // back to false, "isFinished" to true, each announced around its change.
+        let changes = [AnnouncementWatch.Change("isExecuting", from: false, to: true)] + Self.finishChanges
+        for (index, problem) in watch.problems(in: "start(), with finish() inside main(),", changes: changes)
+            .enumerated()
+        {
+            let seen = index == 0 ? ". Calls seen: \(watch.calls(threads: operation.threadNames))" : ""
+            Issue.record(Comment(rawValue: "\(problem)\(seen) (hint: \"Announce each change\")"))
+        }
+    }
+
+    @Test("while finish() announces a change, its lock is free: another thread can read the getters")
+    func announcesOutsideTheLock() async {
+        // The queue, a waiter in waitUntilFinished(), a dependent: others read the getters while
+        // finish() announces. The watch reads them from another thread at each call.
+        let operation = WatchedOperation()
+        OperationQueue().addOperation(operation)
+        guard let watch = await operation.finishing(within: 5) else { return }  // finishReturns says why
+        let returned = await operation.finishReturned.wait(seconds: 5 + 2 * watch.getterPatience)
+        guard let problem = watch.lockProblems(in: operation.place).first else { return }
+        let recursive =
+            returned
+            ? """
+             finish() returned all the same: the lock lets the announcing thread in again (a recursive lock), but no \
+            other one — a waitUntilFinished() on another thread deadlocks with it (chapter 2).
+            """ : ""
+        Issue.record(
+            Comment(
+                rawValue: """
+                    \(problem).\(recursive) Change the state under the lock, and announce before and after it \
+                    (hint: "Outside the lock")
+                    """))
+    }
+
+    @Test(
+        "finish() announces \"isExecuting\" and \"isFinished\": each willChangeValue before the change, its didChangeValue after it"
+    )
+    func announcesBothKeys() async {
+        guard AnnouncementWatch.seesAnnouncements else {
+            Issue.record(
+                "this build cannot see announcements (an optimised build?): check the exercise in a debug build")
+            return
+        }
+        let operation = WatchedOperation()
+        OperationQueue().addOperation(operation)
+        guard let watch = await operation.finishing(within: 5),
+            await operation.finishReturned.wait(seconds: 5 + 2 * watch.getterPatience)
+        else { return }  // finishReturns says why
+        // Announcements finish() left to another thread, if any, have landed once the queue knows.
+        _ = await TestSupport.queueLearnsFinished(operation, within: 2)
+        let problems =
+            watch.problems(in: "start()", changes: [.init("isExecuting", from: false, to: true)]) {
+                !operation.madeByFinish($0)
+            } + watch.problems(in: "finish()", changes: Self.finishChanges, only: operation.madeByFinish)
+        for (index, problem) in problems.enumerated() {
+            let section =
+                problem.contains("with no willChangeValue") || problem.contains("no didChangeValue for that key")
+                ? "Why both calls" : "Announce each change"
+            let seen = index == 0 ? ". Calls seen: \(watch.calls(threads: operation.threadNames))" : ""
+            Issue.record(Comment(rawValue: "\(problem)\(seen) (hint: \"\(section)\")"))
+        }
     }
 
     @Test("the queue learns that the operation finished, and its dependent starts after it")
@@ -119,126 +144,116 @@ struct Exercise2Tests {
         OperationQueue().add([greeting, dependent])
 
         let learned = await TestSupport.queueLearnsFinished(dependent, within: 5)
-        #expect(
-            learned,
-            """
-            the queue never learned that the operation finished: finish() must announce "isFinished", and its \
-            didChangeValue must come after the change (hint: "Announce each change")
-            """)
-        if learned {
+        if !learned {
+            let state = await read { (greeting.isFinished, greeting.isExecuting) }
+            Issue.record(
+                Comment(
+                    rawValue: """
+                        5 s after it was queued, the operation's dependent had not run\(Self.said(state)): the queue \
+                        learns a finish only from didChangeValue(forKey: "isFinished"), after the change (hint: \
+                        "Announce each change")
+                        """))
+        } else {
             #expect(
                 log.events == ["Executing", "Dependent ran"],
-                "the dependent must start only after finish() (hint: \"Announce each change\")")
+                "the dependent must start only after finish(); what ran: \(log.events) (hint: \"Announce each change\")"
+            )
         }
     }
 
     @Test("after finish(), the operation is finished and no longer executing")
     func stateAfterFinish() async {
-        let greeting = DelayedGreeting(on: DispatchQueue.global()) { _ in }
-        OperationQueue().addOperation(greeting)
-        guard await TestSupport.queueLearnsFinished(greeting, within: 5) else {
-            Issue.record(
-                "the queue never learned that the operation finished: finish() must announce \"isFinished\" (hint: \"Announce each change\")"
-            )
-            return
-        }
-        let state = await read { (finished: greeting.isFinished, executing: greeting.isExecuting) }
+        let operation = WatchedOperation()
+        OperationQueue().addOperation(operation)
+        guard await operation.finishing(within: 5) != nil,
+            await operation.finishReturned.wait(seconds: 10)
+        else { return }  // finishReturns says why
+        let state = await read { (operation.isFinished, operation.isExecuting) }
         #expect(
-            state?.finished == true && state?.executing == false,
-            "finish() must set finished and clear executing (hint: \"Announce each change\")")
+            state?.0 == true && state?.1 == false,
+            "once finish() had returned, the operation\(Self.said(state)): finished, and no longer executing (hint: \"Announce each change\")"
+        )
+    }
+
+    /// ", which said isFinished = …, isExecuting = …" for what the getters said, or that they did not answer.
+    static func said(_ state: (Bool, Bool)?) -> String {
+        guard let (finished, executing) = state else { return ", whose getters did not answer within 2 s" }
+        return ", which said isFinished = \(finished), isExecuting = \(executing)"
     }
 }
 
-/// The exercise's operation, watched: `main()` calls `finish()` on a thread of its own, and
-/// the operation records what its getters are asked and say on that thread (and, on a Mac,
-/// what `finish()` announces); it tells the test when `finish()` was called and when it
-/// returned. With `probesTheLock`, at each key's first announcement it checks, from another
-/// thread, whether the lock its getters take is free.
+/// The exercise's operation, watched: `main()` calls `finish()` on a thread of its own (or, with
+/// `finishesInsideMain`, on the queue's thread, before `main()` returns), and the watch records
+/// every announcement, `start()`'s and `finish()`'s.
 private final class WatchedOperation: AnnouncingOperation, @unchecked Sendable {
-    // @unchecked Sendable: thread-safe flags and logs, set before the operation is queued.
-    static let finishingThread = "exercise2.finish"
-    let finishCalled = Flag()
+    // @unchecked Sendable: thread-safe flags; `watch` and `threads` only touched under `lock`.
+    let finishesInsideMain: Bool
     let finishReturned = Flag()
-    /// "isExecuting false", "isFinished true"...: each read of a getter on the finishing thread.
-    let reads = EventLog()
-    /// "isExecuting"...: each getter that the finishing thread began to read (it may never end).
-    let began = EventLog()
-    let announcements = AnnouncementLog()
-    var probesTheLock = false
-    /// The keys whose announcement came while the lock was held.
-    let heldWhileAnnouncing = EventLog()
-    private let probed = EventLog()
+    let startReturned = Flag()
+    private let finishCalled = Flag()
+    private let lock = NSLock()
+    private var watch: AnnouncementWatch?
+    private var threads: [ThreadIdentity: String] = [:]
+    private var finishingThread: ThreadIdentity?
 
-    override var isExecuting: Bool { watched("isExecuting") { super.isExecuting } }
-    override var isFinished: Bool { watched("isFinished") { super.isFinished } }
-
-    /// The learner's getter, read from any thread, unwatched.
-    func learnersIsFinished() -> Bool { super.isFinished }
-
-    private func watched(_ key: String, _ read: () -> Bool) -> Bool {
-        guard ThreadMark.isSet(Self.finishingThread) else { return read() }
-        began.record(key)
-        #if os(Linux)
-            // On Linux, didChangeValue(forKey:) reads the getter before it returns: this read is
-            // the announcement.
-            probeTheLock(announcing: key)
-        #endif
-        let state = read()
-        reads.record("\(key) \(state)")
-        return state
+    init(finishesInsideMain: Bool = false) {
+        self.finishesInsideMain = finishesInsideMain
+        super.init()
+        watch = AnnouncementWatch(of: self)
     }
 
-    /// The key whose announcement finish() is stuck in: the getter it began to read last and
-    /// never returned from (on a Mac, the last didChangeValue that did not return).
-    func stuckIn() -> String? {
-        let begun = began.events
-        guard let last = begun.last else { return nil }
-        let finished = reads.events.filter { $0.hasPrefix(last + " ") }.count
-        return begun.filter { $0 == last }.count > finished ? last : nil
+    /// The threads the test knows, for messages.
+    var threadNames: [ThreadIdentity: String] { lock.withLock { threads } }
+
+    /// Whether `finish()` made this call (on its thread, or with `finishesInsideMain` on the
+    /// queue's after `main()` began: then every call it made came after start()'s).
+    func madeByFinish(_ event: AnnouncementWatch.Event) -> Bool {
+        lock.withLock { event.thread == finishingThread }
     }
 
-    /// Whether another thread can read isFinished now, while `key` is announced: if it
-    /// cannot within a few seconds, the lock is held (and the thread stays blocked until it
-    /// is let go, or for ever).
-    private func probeTheLock(announcing key: String) {
-        guard probesTheLock, !probed.events.contains(key) else { return }
-        probed.record(key)
-        let readIt = DispatchSemaphore(value: 0)
-        Thread {
-            _ = self.learnersIsFinished()
-            readIt.signal()
-        }.start()
-        if readIt.wait(timeout: .now() + 3 * boundStretch) == .timedOut { heldWhileAnnouncing.record(key) }
+    /// The code that made a call, for messages.
+    func place(_ event: AnnouncementWatch.Event) -> String { madeByFinish(event) ? "finish()" : "start()" }
+
+    /// The watch (of every call from the operation's creation), once `finish()` is about to be
+    /// called; nil if it was not within `seconds`.
+    func finishing(within seconds: Double) async -> AnnouncementWatch? {
+        guard await finishCalled.wait(seconds: seconds) else { return nil }
+        return lock.withLock { watch }
+    }
+
+    override func start() {
+        super.start()
+        startReturned.raise()
     }
 
     override func main() {
-        let thread = Thread {
-            ThreadMark.set(Self.finishingThread)
-            self.finishCalled.raise()
-            self.announcements.start()
-            self.finish()
-            self.announcements.stop()
-            self.finishReturned.raise()
+        lock.withLock { threads[.current] = "the thread that ran start()" }
+        if finishesInsideMain {
+            finishWatched()
+        } else {
+            Thread { self.finishWatched() }.start()
         }
-        thread.start()
+    }
+
+    private func finishWatched() {
+        lock.withLock {
+            threads[.current] = "the thread that called finish()"
+            finishingThread = .current
+        }
+        finishCalled.raise()
+        finish()
+        finishReturned.raise()
     }
 
     #if !os(Linux)
-        // NSObject's methods, which a subclass can override on a Mac (not on Linux).
+        // NSObject's methods, which a subclass can override on a Mac (on Linux, TestSupport sees
+        // the calls without them).
         override func willChangeValue(forKey key: String) {
-            announcements.record(.will, key, of: self)
-            super.willChangeValue(forKey: key)
+            AnnouncementWatch.announce(.will, key, by: self) { super.willChangeValue(forKey: key) }
         }
 
         override func didChangeValue(forKey key: String) {
-            let watchedThread = ThreadMark.isSet(Self.finishingThread)
-            if watchedThread {
-                began.record(key)
-                probeTheLock(announcing: key)
-            }
-            announcements.record(.did, key, of: self)
-            super.didChangeValue(forKey: key)
-            if watchedThread { reads.record("\(key) announced") }
+            AnnouncementWatch.announce(.did, key, by: self) { super.didChangeValue(forKey: key) }
         }
     #endif
 }

@@ -1,6 +1,7 @@
 import Exercise3
 import Foundation
 import OperationContract
+import TestSupport
 import Testing
 
 @Suite("Exercise 3 — the contract kit's clauses for a cancelled operation")
@@ -12,16 +13,16 @@ struct Exercise3ContractTests {
         ) { work in
             KitCancelAware(work)
         }
-        #expect(report.passed, "the contract kit's report:\n\(report)\n(hint: \"\(Self.hint(for: report))\")")
+        for failure in contractFailures(in: report, subject: "KitCancelAware", learnersClass: "CancelAwareOperation") {
+            Issue.record(Comment(rawValue: "\(failure.message) (hint: \"\(Self.hint(for: failure))\")"))
+        }
     }
 
-    /// The section of Hint.md for the first clause that failed.
-    static func hint(for report: ContractReport) -> String {
-        switch report.failures.first?.clause {
+    /// The section of Hint.md for a failure.
+    static func hint(for failure: (clauses: [ContractClause], message: String)) -> String {
+        switch failure.clauses[0] {
         case .cancelWhileWaiting, .cancelWhileRunning: "Not in cancel()"
-        case .cancelledBeforeStart:
-            report.failures[0].evidence.contains { $0.contains("never finished") }
-                ? "Finish without running" : "Look first"
+        case .cancelledBeforeStart: failure.message.contains("never finished") ? "Finish without running" : "Look first"
         default: "Look first"
         }
     }

@@ -1,6 +1,8 @@
 // Exercise 4 — an operation that finishes when its callback is called (about 5 minutes).
 // Chapter 4: Chapters/04-CompletionOperations/README.md. Check it: Scripts/workshop check 4
 import AsyncOperations
+import Dispatch
+import Foundation
 
 /// Runs `work`, which starts something and calls the callback it is given when that is done.
 /// Built on the finished base operation of chapter 3 (`AsyncOperation`), which provides a

@@ -3,7 +3,8 @@
 import AsyncOperations
 
 /// Runs an async closure in a `Task` and finishes when the task ends, keeping the outcome.
-public final class AsyncWorkOperation<Success: Sendable>: AsyncOperation, @unchecked Sendable {
+/// (`open` so that the tests can watch it, from a subclass, as `main()` and `cancel()` run.)
+open class AsyncWorkOperation<Success: Sendable>: AsyncOperation, @unchecked Sendable {
     // @unchecked Sendable: `work` is a constant; `task` and `outcome` are Locked.
     private let work: @Sendable () async throws -> Success
     private let task = Locked<Task<Void, Never>?>(nil)
@@ -16,7 +17,7 @@ public final class AsyncWorkOperation<Success: Sendable>: AsyncOperation, @unche
     /// The outcome once the operation has finished.
     public var result: Result<Success, any Error>? { outcome.withLock { $0 } }
 
-    public override func main() {
+    open override func main() {
         let running = Task { [work] in
             let result: Result<Success, any Error>
             do {
@@ -31,7 +32,7 @@ public final class AsyncWorkOperation<Success: Sendable>: AsyncOperation, @unche
         if isCancelled { running.cancel() }  // a cancel() that came before the task was stored
     }
 
-    public override func cancel() {
+    open override func cancel() {
         super.cancel()
         task.withLock { $0 }?.cancel()
     }

@@ -5,6 +5,9 @@ import Foundation
 import TestSupport
 import Testing
 
+// kvo pairs checked by hand: the calls named here are in messages and comments, and the
+// watching subclass passes each of the learner's own calls on unchanged.
+
 // Every moment where another thread can act on the operation has a test that puts a cancel
 // (or an answer) exactly there, from a hook: before it starts, just after start()'s look at
 // isCancelled, while start() starts it, as main() begins, while the request is sent, while it
