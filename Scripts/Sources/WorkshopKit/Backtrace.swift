@@ -5,7 +5,7 @@ import Foundation
 /// the thread that crashed, innermost first, each with its function and, where the runtime
 /// knows it, its file and line.
 public struct Backtrace: Equatable, Sendable {
-    public struct Frame: Equatable, Sendable {
+    public struct Frame: Equatable, Sendable, Decodable {
         /// "NSCondition.wait(until:)", "closure #1 in WaitingOperation.main()".
         public var function: String
         /// The binary it is in: "libFoundation.so", "WorkshopPackageTests.xctest".
@@ -14,43 +14,50 @@ public struct Backtrace: Equatable, Sendable {
         public var line: Int?
 
         public init(function: String, image: String? = nil, file: String? = nil, line: Int? = nil) {
-            self.function = function
-            self.image = image
-            self.file = file
-            self.line = line
+            (self.function, self.image, self.file, self.line) = (function, image, file, line)
         }
 
-        /// The library's name as a learner knows it: "Foundation", "libdispatch".
+        /// The library's name as a learner knows it: "Foundation", "libdispatch (Dispatch)".
         public var libraryName: String? {
-            guard let image else { return nil }
-            if image.hasPrefix("libFoundation") || image.hasPrefix("Foundation") { return "Foundation" }
-            if image.hasPrefix("libdispatch") { return "libdispatch (Dispatch)" }
-            return Self.libraries.contains { image.hasPrefix($0) } ? image : nil
+            let image = image ?? ""
+            if ["libFoundation", "Foundation", "libCoreFoundation", "CoreFoundation"].contains(where: image.hasPrefix) {
+                return "Foundation"
+            }
+            return ["libdispatch", "libswiftDispatch"].contains(where: image.hasPrefix) ? "libdispatch (Dispatch)" : nil
         }
-
-        static let libraries = [
-            "libFoundation", "Foundation", "libdispatch", "libswiftDispatch", "CoreFoundation", "libCoreFoundation",
-        ]
 
         /// Frames of the runtime and the standard library that only report the crash.
         var isRuntime: Bool {
-            guard let image else { return true }
-            return image.hasPrefix("libswiftCore") || image.hasPrefix("libswift_Concurrency")
-                || image.hasPrefix("libc.") || image.hasPrefix("libc-") || image.hasPrefix("libsystem")
-                || image.hasPrefix("libpthread")
-                || function.hasPrefix("$") || function.hasPrefix("_assertionFailure")
-                || function.hasPrefix("swift_") || function.hasPrefix("Swift.")
+            let image = image ?? "libswiftCore"
+            return ["libswiftCore", "libswift_Concurrency", "libc.", "libc-", "libsystem", "libpthread"].contains(
+                where: image.hasPrefix)
+                || ["$", "_assertionFailure", "swift_", "Swift."].contains(where: function.hasPrefix)
+        }
+
+        /// A frame of the runtime's report: "NSCondition.wait(until:) + 227" (the function, and
+        /// its offset, left out), its image, and its source location.
+        public init(from decoder: any Decoder) throws {
+            struct Raw: Decodable {
+                var description: String?
+                var symbol: String?
+                var image: String?
+                var sourceLocation: Location?
+                struct Location: Decodable {
+                    var file: String?
+                    var line: Int?
+                }
+            }
+            let raw = try Raw(from: decoder)
+            var function = raw.description ?? raw.symbol ?? "?"
+            if let plus = function.range(of: " + ", options: .backwards) {
+                function = String(function[..<plus.lowerBound])
+            }
+            self.init(
+                function: function, image: raw.image, file: raw.sourceLocation?.file, line: raw.sourceLocation?.line)
         }
     }
 
-    /// The runtime's description of the crash ("Illegal instruction", "Fatal error: …").
-    public var description: String?
     public var frames: [Frame]
-
-    public init(description: String?, frames: [Frame]) {
-        self.description = description
-        self.frames = frames
-    }
 
     /// The innermost frame that is not the runtime reporting the crash: where it happened.
     public var crashFrame: Frame? {
@@ -73,40 +80,19 @@ public struct Backtrace: Equatable, Sendable {
         return file[mine.upperBound...] == path[theirs.upperBound...]
     }
 
-    /// Reads a crash report (JSON); nil if it is not one.
+    /// Reads a crash report (JSON): the crashed thread's frames; nil if it is not one.
     public init?(json: Data) {
         struct Report: Decodable {
-            var description: String?
             var threads: [Thread]?
             struct Thread: Decodable {
                 var crashed: Bool?
                 var frames: [Frame]?
             }
-            struct Frame: Decodable {
-                var description: String?
-                var symbol: String?
-                var image: String?
-                var sourceLocation: Location?
-            }
-            struct Location: Decodable {
-                var file: String?
-                var line: Int?
-            }
         }
         guard let report = try? JSONDecoder().decode(Report.self, from: json),
             let thread = report.threads?.first(where: { $0.crashed == true }) ?? report.threads?.first
         else { return nil }
-        description = report.description
-        frames = (thread.frames ?? []).map { frame in
-            // "NSCondition.wait(until:) + 227": the function, without the offset.
-            var function = frame.description ?? frame.symbol ?? "?"
-            if let plus = function.range(of: " + ", options: .backwards) {
-                function = String(function[..<plus.lowerBound])
-            }
-            return Frame(
-                function: function, image: frame.image, file: frame.sourceLocation?.file,
-                line: frame.sourceLocation?.line)
-        }
+        frames = thread.frames ?? []
     }
 
     /// The crash report in `folder` written by process `pid`; when `pid` is not known, the
@@ -114,12 +100,9 @@ public struct Backtrace: Equatable, Sendable {
     /// tests start, which may crash on purpose). Reports are named "<binary>-<pid>-<n>.json".
     public static func report(in folder: URL, pid: Int32?) -> Backtrace? {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        func processID(of name: String) -> Int32? {
-            let parts = name.dropLast(".json".count).split(separator: "-")
-            return parts.count >= 3 ? Int32(parts[parts.count - 2]) : nil
-        }
         let reports = names.filter { $0.hasSuffix(".json") }.compactMap { name -> (Int32, String)? in
-            processID(of: name).map { ($0, name) }
+            let parts = name.dropLast(".json".count).split(separator: "-")
+            return parts.count >= 3 ? Int32(parts[parts.count - 2]).map { ($0, name) } : nil
         }
         let chosen = pid.map { wanted in reports.last { $0.0 == wanted } } ?? reports.min { $0.0 < $1.0 }
         return chosen.flatMap {

@@ -1,77 +1,27 @@
-/// A unified diff of two texts, line by line, with `context` unchanged lines around each
-/// change: what `solution` shows (the reference solution against the stub), with no diff tool.
+import Foundation
+
+/// A unified diff of two texts with `context` unchanged lines around each change, from the
+/// system's `diff -U` (every macOS and Linux has it), under the names given; empty when the
+/// texts are the same.
 public func unifiedDiff(from old: String, to new: String, oldName: String, newName: String, context: Int = 3)
     -> [String]
 {
-    let a = old.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-    let b = new.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-    // The longest common subsequence, by dynamic programming: the files are a few dozen lines.
-    var common = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)
-    for i in stride(from: a.count - 1, through: 0, by: -1) {
-        for j in stride(from: b.count - 1, through: 0, by: -1) {
-            common[i][j] = a[i] == b[j] ? common[i + 1][j + 1] + 1 : max(common[i + 1][j], common[i][j + 1])
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("workshop-diff-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let files = ["old", "new", "diff"].map { folder.appendingPathComponent($0) }
+    do {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // Both end with a line break, so that diff says nothing of a missing one.
+        for (text, file) in zip([old, new], files) {
+            try (text.hasSuffix("\n") ? text : text + "\n").write(to: file, atomically: true, encoding: .utf8)
         }
+        let diff = try ChildProcess(
+            ["diff", "-U", String(context), files[0].path, files[1].path], environment: [:], outputFile: files[2])
+        guard diff.wait() == 1 else { return [] }
+    } catch {
+        return []
     }
-    enum Edit {
-        case same(String)
-        case removed(String)
-        case added(String)
-    }
-    var edits: [Edit] = []
-    var (i, j) = (0, 0)
-    while i < a.count || j < b.count {
-        if i < a.count, j < b.count, a[i] == b[j] {
-            edits.append(.same(a[i]))
-            i += 1
-            j += 1
-        } else if j < b.count, i == a.count || common[i][j + 1] > common[i + 1][j] {
-            edits.append(.added(b[j]))
-            j += 1
-        } else {
-            edits.append(.removed(a[i]))
-            i += 1
-        }
-    }
-    let changed = edits.indices.filter { if case .same = edits[$0] { false } else { true } }
-    guard !changed.isEmpty else { return [] }
-    // Hunks: the changed lines with their context, merged where they touch.
-    var hunks: [ClosedRange<Int>] = []
-    for index in changed {
-        let range = max(0, index - context)...min(edits.count - 1, index + context)
-        if let last = hunks.last, range.lowerBound <= last.upperBound + 1 {
-            hunks[hunks.count - 1] = last.lowerBound...max(last.upperBound, range.upperBound)
-        } else {
-            hunks.append(range)
-        }
-    }
-    var lines = ["--- \(oldName)", "+++ \(newName)"]
-    for hunk in hunks {
-        var oldStart = 1
-        var newStart = 1
-        for edit in edits[..<hunk.lowerBound] {
-            switch edit {
-            case .same: (oldStart, newStart) = (oldStart + 1, newStart + 1)
-            case .removed: oldStart += 1
-            case .added: newStart += 1
-            }
-        }
-        var body: [String] = []
-        var (oldCount, newCount) = (0, 0)
-        for edit in edits[hunk] {
-            switch edit {
-            case .same(let line):
-                body.append(" " + line)
-                (oldCount, newCount) = (oldCount + 1, newCount + 1)
-            case .removed(let line):
-                body.append("-" + line)
-                oldCount += 1
-            case .added(let line):
-                body.append("+" + line)
-                newCount += 1
-            }
-        }
-        lines.append("@@ -\(oldStart),\(oldCount) +\(newStart),\(newCount) @@")
-        lines += body
-    }
-    return lines
+    // Its own "---" and "+++" lines name the files it read: the names given instead.
+    let lines = ((try? String(contentsOf: files[2], encoding: .utf8)) ?? "").split(separator: "\n").dropFirst(2)
+    return ["--- \(oldName)", "+++ \(newName)"] + lines.map(String.init)
 }

@@ -18,7 +18,6 @@ public struct StreamRecord: Decodable, Sendable {
         // An event.
         public let testID: String?
         public let messages: [Message]?
-        public let instant: Instant?
         public let issue: Issue?
     }
 
@@ -26,11 +25,6 @@ public struct StreamRecord: Decodable, Sendable {
         /// "pass", "fail", "details", "default", … (names, never the console's glyphs).
         public let symbol: String
         public let text: String
-    }
-
-    public struct Instant: Decodable, Sendable {
-        /// Seconds since the test run's clock started.
-        public let absolute: Double
     }
 
     public struct Issue: Decodable, Sendable {

@@ -10,7 +10,9 @@ public struct Exercise: Equatable, Sendable {
     /// Absolute paths.
     public let directory: URL
     public let file: URL
-    public let chapterReadme: URL
+    public var chapterReadme: URL {
+        directory.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("\(folder)/README.md")
+    }
 
     public var reference: URL { directory.appendingPathComponent("Reference") }
     public var tests: URL { directory.appendingPathComponent("Tests") }
@@ -26,19 +28,12 @@ public struct Exercise: Equatable, Sendable {
     public var checksForRaces: Bool { FileManager.default.fileExists(atPath: race.path) }
     public var wrongAnswers: URL { directory.appendingPathComponent("WrongAnswers") }
     public var alternatives: URL { directory.appendingPathComponent("Alternatives") }
-    /// The exercise's Xcode scheme, named like its folder.
-    public var scheme: URL {
-        directory.deletingLastPathComponent()
-            .appendingPathComponent(".swiftpm/xcode/xcshareddata/xcschemes/\(folder).xcscheme")
-    }
     /// The module of its tests, as the event stream names it.
     public var testModule: String { "Exercise\(number)Tests" }
     /// The contract kit's suite, if the exercise has one (`Tests/ExerciseNContractTests.swift`,
     /// suite `ExerciseNContractTests`): a check runs it only once the exercise's own tests
     /// pass, in the run that confirms the pass (a `--skip` pattern).
     public var contractSuite: String { "\(testModule)\\.Exercise\(number)ContractTests" }
-    /// The chapter's executable.
-    public var chapterProduct: String { "chapter\(number)" }
 }
 
 /// The repository the runner works in, and its exercises.
@@ -49,7 +44,8 @@ public struct Workshop: Sendable {
 
     public var package: URL { root.appendingPathComponent("Chapters/Workshop") }
 
-    /// Finds the exercises under `root`, in order.
+    /// Finds the exercises under `root`, in order: each folder "NN-Name" of the workshop's
+    /// package with a Swift file in ExerciseN/.
     public init(root: URL) throws {
         self.root = root.standardizedFileURL
         let package = self.root.appendingPathComponent("Chapters/Workshop")
@@ -57,34 +53,34 @@ public struct Workshop: Sendable {
         guard manager.fileExists(atPath: package.appendingPathComponent("Package.swift").path) else {
             throw WorkshopError("no workshop at \(package.path) (its Package.swift is missing)")
         }
-        var found: [Exercise] = []
-        for folder in try manager.contentsOfDirectory(atPath: package.path).sorted() {
-            guard let number = Self.number(ofFolder: folder) else { continue }
+        exercises = try manager.contentsOfDirectory(atPath: package.path).sorted().compactMap { folder in
+            let digits = folder.prefix { $0.isNumber }
+            guard digits.count == 2, folder.dropFirst(2).hasPrefix("-"), let number = Int(digits) else { return nil }
             let directory = package.appendingPathComponent(folder)
             let stubFolder = directory.appendingPathComponent("Exercise\(number)")
             let files = (try? manager.contentsOfDirectory(atPath: stubFolder.path)).map(Self.swiftFiles)
-            guard let file = files?.first else { continue }
-            let readme = Self.chapterFolder(of: folder, in: self.root.appendingPathComponent("Chapters"))
-                .appendingPathComponent("README.md")
-            found.append(
-                Exercise(
-                    number: number, folder: folder, title: Self.title(ofReadme: readme) ?? folder,
-                    directory: directory, file: stubFolder.appendingPathComponent(file), chapterReadme: readme))
+            guard let file = files?.first else { return nil }
+            // "Managing the state by hand" from "# Chapter 2 — Managing the state by hand".
+            let readme = root.appendingPathComponent("Chapters/\(folder)/README.md")
+            let heading = (try? String(contentsOf: readme, encoding: .utf8))?.split(separator: "\n").first ?? ""
+            let title = heading.range(of: " — ").map { String(heading[$0.upperBound...]) } ?? folder
+            return Exercise(
+                number: number, folder: folder, title: title, directory: directory,
+                file: stubFolder.appendingPathComponent(file))
         }
-        exercises = found.sorted { $0.number < $1.number }
     }
 
     /// The root above `start` (or `start` itself): the first folder that holds
     /// Chapters/Workshop/Package.swift.
     public static func findRoot(from start: URL) -> URL? {
         var folder = start.standardizedFileURL
-        while true {
-            let manifest = folder.appendingPathComponent("Chapters/Workshop/Package.swift")
-            if FileManager.default.fileExists(atPath: manifest.path) { return folder }
-            let parent = folder.deletingLastPathComponent()
-            if parent.path == folder.path { return nil }
-            folder = parent
+        while !FileManager.default.fileExists(
+            atPath: folder.appendingPathComponent("Chapters/Workshop/Package.swift").path)
+        {
+            guard folder.path != "/" else { return nil }
+            folder.deleteLastPathComponent()
         }
+        return folder
     }
 
     /// The Swift files among `names`, sorted: an editor's files beside them (Emacs's lock file
@@ -95,33 +91,6 @@ public struct Workshop: Sendable {
 
     public func exercise(_ number: Int) -> Exercise? {
         exercises.first { $0.number == number }
-    }
-
-    /// 2 for "02-ManualState"; nil for a folder that is not an exercise's.
-    static func number(ofFolder folder: String) -> Int? {
-        let digits = folder.prefix { $0.isNumber }
-        guard digits.count == 2, folder.dropFirst(2).hasPrefix("-") else { return nil }
-        return Int(digits)
-    }
-
-    /// The chapter's folder: named like the exercise's folder, or else the one in `chapters`
-    /// whose name starts with the same two digits, so that the two may be renamed one after
-    /// the other. Without either, the path it would have.
-    static func chapterFolder(of folder: String, in chapters: URL) -> URL {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: chapters.path)) ?? []
-        let number = Self.number(ofFolder: folder)
-        let name = names.contains(folder) ? folder : names.sorted().first { Self.number(ofFolder: $0) == number }
-        return chapters.appendingPathComponent(name ?? folder)
-    }
-
-    /// "Managing the state by hand" from "# Chapter 2 — Managing the state by hand".
-    static func title(ofReadme readme: URL) -> String? {
-        guard let text = try? String(contentsOf: readme, encoding: .utf8),
-            let first = text.split(separator: "\n", maxSplits: 1).first
-        else { return nil }
-        var title = first.drop { $0 == "#" || $0 == " " }
-        if let dash = title.range(of: " — ") { title = title[dash.upperBound...] }
-        return String(title)
     }
 }
 

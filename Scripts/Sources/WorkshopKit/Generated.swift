@@ -5,36 +5,25 @@ import Foundation
 /// sync` writes them; `verify` and the tests fail, naming the file, when one is not what sync
 /// would write. (The workshop's `Package.swift` has one line per exercise, checked the same way.)
 public enum Generated {
-    /// What an exercise's stub says of it on its first line:
-    /// "// Exercise 2 — announce the state changes (about 10 minutes)."
-    public struct About: Equatable, Sendable {
-        public var number: Int
-        public var title: String
-        public var minutes: Int
-    }
-
     /// The minutes a session gives each chapter before its exercise (run it, read its README).
-    public static let chapterMinutes = 5
+    static let chapterMinutes = 5
 
-    public static func about(_ exercise: Exercise) throws -> About {
+    /// What an exercise's stub says of it on its first line, what the learner writes and its
+    /// minutes: "// Exercise 2 — announce the state changes (about 10 minutes)."
+    static func about(_ exercise: Exercise) throws -> (title: String, minutes: Int) {
         let text = (try? String(contentsOf: exercise.stub, encoding: .utf8)) ?? ""
         let first = text.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
         guard let match = first.wholeMatch(of: /\/\/ Exercise (\d+) — (.+) \(about (\d+) minutes\)\./),
-            let number = Int(match.output.1), let minutes = Int(match.output.3)
+            Int(match.output.1) == exercise.number, let minutes = Int(match.output.3)
         else {
             throw WorkshopError(
                 "\(exercise.folder)/Reference/Stub.swift: its first line must be \"// Exercise \(exercise.number) — <what the learner writes> (about N minutes).\""
             )
         }
-        return About(number: number, title: String(match.output.2), minutes: minutes)
+        return (String(match.output.2), minutes)
     }
 
     // MARK: - Xcode schemes
-
-    /// The folder of the shared schemes, in the workshop's package.
-    public static func schemesFolder(of workshop: Workshop) -> URL {
-        workshop.package.appendingPathComponent(".swiftpm/xcode/xcshareddata/xcschemes")
-    }
 
     /// The scheme named like the exercise's folder: ⌘B builds `ExerciseN`, ⌘U builds and runs
     /// `ExerciseNTests`, and nothing else — so that a broken exercise does not stop another.
@@ -117,66 +106,53 @@ public enum Generated {
     static let tableEnd = "<!-- End of the table written by `Scripts/workshop sync`. -->"
 
     /// The session table: a row per exercise (its folder links to its chapter's exercise
-    /// section), then the totals of exercises 1 to 10 and of all.
+    /// section), then the totals of exercises 1 to 10 (a session for those who know
+    /// operations) and of all.
     public static func sessionTable(of workshop: Workshop) throws -> [String] {
-        let abouts = try workshop.exercises.map { try about($0) }
+        let rows = try workshop.exercises.map { ($0, try about($0)) }
         var lines = [
-            "| # | What you write | Chapter | Reading | Exercise | Total |",
-            "| --- | --- | --- | --- | --- | --- |",
+            "| # | What you write | Chapter | Reading | Exercise | Total |", "| --- | --- | --- | --- | --- | --- |",
         ]
-        for (exercise, about) in zip(workshop.exercises, abouts) {
+        for (exercise, about) in rows {
             lines.append(
                 "| \(exercise.number) | \(about.title) | [\(exercise.folder)](../\(exercise.folder)/README.md#exercise) | "
                     + "\(chapterMinutes) min | \(about.minutes) min | \(chapterMinutes + about.minutes) min |")
         }
-        let numbers = workshop.exercises.map(\.number)
-        for (name, included) in totals(of: numbers) {
-            let chosen = abouts.filter { included.contains($0.number) }
-            let chapters = chapterMinutes * chosen.count
-            let exercises = chosen.map(\.minutes).reduce(0, +)
+        for session in rows.first?.0.number == 0 && rows.count > 1 ? [Array(rows.dropFirst()), rows] : [rows] {
+            guard let first = session.first?.0.number, let last = session.last?.0.number else { continue }
+            let (chapters, total) = (
+                chapterMinutes * session.count, session.map { chapterMinutes + $0.1.minutes }.reduce(0, +)
+            )
+            let hours = total % 60 == 0 ? "\(total / 60) h" : "\(total / 60) h \(total % 60) min"
             lines.append(
-                "| | **\(name)** | | \(chapters) min | \(exercises) min | **\(chapters + exercises) min (\(hours(chapters + exercises)))** |"
+                "| | **Exercises \(first) to \(last)** | | \(chapters) min | \(total - chapters) min | **\(total) min (\(hours))** |"
             )
         }
         return lines
     }
 
-    /// "Exercises 1 to 10" (a session for those who know operations) and "Exercises 0 to 10".
-    static func totals(of numbers: [Int]) -> [(String, [Int])] {
-        guard let first = numbers.first, let last = numbers.last else { return [] }
-        var totals: [(String, [Int])] = []
-        if first == 0, numbers.count > 1 { totals.append(("Exercises 1 to \(last)", Array(numbers.dropFirst()))) }
-        totals.append(("Exercises \(first) to \(last)", numbers))
-        return totals
-    }
-
-    /// 180 → "3 h", 190 → "3 h 10 min".
-    public static func hours(_ minutes: Int) -> String {
-        minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60) min"
-    }
-
-    /// `readme` with its session table replaced by `table`.
-    static func readme(_ readme: String, withTable table: [String]) throws -> String {
-        guard let start = readme.range(of: tableStart), let end = readme.range(of: tableEnd),
-            start.upperBound <= end.lowerBound
-        else {
-            throw WorkshopError("Chapters/Workshop/README.md has lost the markers around its session table")
+    /// `text` with the lines between its two markers replaced by `table`.
+    static func replacingTable(in text: String, between start: String, and end: String, with table: [String]) throws
+        -> String
+    {
+        guard let from = text.range(of: start), let to = text.range(of: end), from.upperBound <= to.lowerBound else {
+            throw WorkshopError("Chapters/Workshop/README.md has lost the markers around a table: \(start)")
         }
-        return String(readme[..<start.upperBound]) + "\n" + table.joined(separator: "\n") + "\n"
-            + readme[end.lowerBound...]
+        return text[..<from.upperBound] + "\n" + table.joined(separator: "\n") + "\n" + text[to.lowerBound...]
     }
 
     // MARK: - Checking and writing
 
     /// Every generated file, with what it must hold; and the schemes that belong to no exercise.
     static func expected(in workshop: Workshop) throws -> (files: [(URL, String)], strays: [URL]) {
-        let folder = schemesFolder(of: workshop)
+        let folder = workshop.package.appendingPathComponent(".swiftpm/xcode/xcshareddata/xcschemes")
         var files = workshop.exercises.map { exercise in
             (folder.appendingPathComponent("\(exercise.folder).xcscheme"), scheme(of: exercise))
         }
         let page = workshop.package.appendingPathComponent("README.md")
         let text = try String(contentsOf: page, encoding: .utf8)
-        files.append((page, try readme(text, withTable: try sessionTable(of: workshop))))
+        files.append(
+            (page, try replacingTable(in: text, between: tableStart, and: tableEnd, with: sessionTable(of: workshop))))
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         let strays = names.filter { name in
             name.hasSuffix(".xcscheme") && !workshop.exercises.contains { "\($0.folder).xcscheme" == name }

@@ -196,6 +196,9 @@ struct SourceText {
         let line = lines[first]
         let before = String(line[..<Self.receiverStart(line, before: call.lowerBound)])
         var found: [(String, [String])] = []
+        func add(_ change: String, _ subject: Unit, _ range: Range<Int>, _ new: [String]) {
+            found.append(("\(change) \(what) in \(unit.owner): \(summary(subject))", replacing(range, with: new)))
+        }
         // The block as the line that opens it, its statements, and the line that closes it.
         var (open, body, close) = (String(line[..<call.upperBound]), [String](), "")
         if single {
@@ -203,8 +206,7 @@ struct SourceText {
             let inside = line[call.upperBound..<end].trimmingCharacters(in: .whitespaces)
             if !inside.contains(" in ") && !inside.contains("$0") {
                 let unwrapped = before + inside + String(line[line.index(after: end)...])
-                found.append(
-                    ("drop \(what) in \(unit.owner): \(summary(unit))", replacing(unit.lines, with: [unwrapped])))
+                add("drop", unit, unit.lines, [unwrapped])
             }
             guard before.allSatisfy({ $0 == " " }), !inside.contains(" in ") else { return found }
             (body, close) = ([before + "    " + inside], before + String(line[end...]))
@@ -214,28 +216,19 @@ struct SourceText {
             )
             let trimmedBefore = before.trimmingCharacters(in: .whitespaces)
             if open.hasSuffix("{"), !body.joined().contains("$0"), trimmedBefore.isEmpty || trimmedBefore == "return" {
-                found.append(("drop \(what) in \(unit.owner): \(summary(unit))", replacing(unit.lines, with: body)))
+                add("drop", unit, unit.lines, body)
             }
         }
         let run = runs.first { $0.contains(unit) } ?? []
         if let position = run.firstIndex(of: unit) {
             if position + 1 < run.count {
                 let next = run[position + 1]
-                found.append(
-                    (
-                        "into \(what) in \(unit.owner): \(summary(next))",
-                        replacing(first..<next.lines.upperBound, with: [open] + body + lines[next.lines] + [close])
-                    ))
+                add("into", next, first..<next.lines.upperBound, [open] + body + lines[next.lines] + [close])
             }
             if position > 0 {
                 let previous = run[position - 1]
-                found.append(
-                    (
-                        "into \(what) in \(unit.owner): \(summary(previous))",
-                        replacing(
-                            previous.lines.lowerBound..<unit.lines.upperBound,
-                            with: [open] + lines[previous.lines] + body + [close])
-                    ))
+                let range = previous.lines.lowerBound..<unit.lines.upperBound
+                add("into", previous, range, [open] + lines[previous.lines] + body + [close])
             }
         }
         // Its own statements (not those of a block inside it): the first and the last moved out.
@@ -245,22 +238,15 @@ struct SourceText {
             !nested.contains { $0 != statement && $0.lines.contains(statement.lines.lowerBound) }
         }
         if let head = own.first, let tail = own.last, head != tail {
-            found.append(
-                (
-                    "out of \(what) in \(unit.owner): \(summary(head))",
-                    replacing(
-                        unit.lines,
-                        with: lines[inside.lowerBound..<head.lines.upperBound] + [open]
-                            + lines[head.lines.upperBound..<inside.upperBound] + [close])
-                ))
-            found.append(
-                (
-                    "out of \(what) in \(unit.owner): \(summary(tail))",
-                    replacing(
-                        unit.lines,
-                        with: [open] + lines[inside.lowerBound..<tail.lines.lowerBound] + [close]
-                            + lines[tail.lines.lowerBound..<inside.upperBound])
-                ))
+            add(
+                "out of", head, unit.lines,
+                lines[inside.lowerBound..<head.lines.upperBound] + [open]
+                    + lines[head.lines.upperBound..<inside.upperBound]
+                    + [close])
+            add(
+                "out of", tail, unit.lines,
+                [open] + lines[inside.lowerBound..<tail.lines.lowerBound] + [close]
+                    + lines[tail.lines.lowerBound..<inside.upperBound])
         }
         return found
     }

@@ -2,13 +2,37 @@ import Foundation
 
 /// What a check said of one mutant.
 public enum MutantOutcome: Equatable, Sendable {
-    /// The check rejected it: how ("fails errorsInOrder", "has a data race").
+    /// The check rejected it: how ("fails: errorsInOrder", "has a data race").
     case rejected(String)
     case passed
     /// Not counted: a mutant that does not compile tells nothing about the tests.
     case doesNotCompile
     /// Not counted: the run was stopped from outside.
     case notJudged(String)
+
+    /// What a check says of a mutant.
+    public init(_ checked: Result<Checked, any Error>) {
+        guard case .success(let (judgement, observation)) = checked, observation.endedFromOutside == nil else {
+            self = .notJudged((try? checked.get().observation.endedFromOutside) ?? "\(checked)")
+            return
+        }
+        let tests = judgement.caughtBy.subtracting([Variant.raceDetector]).sorted()
+        let named = tests.prefix(3).joined(separator: ", ") + (tests.count > 3 ? ", …" : "")
+        switch judgement.verdict {
+        case .passes: self = .passed
+        case .doesNotCompile: self = .doesNotCompile
+        default: self = .rejected(judgement.verdict.rawValue + (tests.isEmpty ? "" : ": " + named))
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .rejected(let how): "rejected (\(how))"
+        case .passed: "PASSED"
+        case .doesNotCompile: "does not compile"
+        case .notJudged(let how): "not judged (\(how))"
+        }
+    }
 }
 
 /// The mutants an exercise declares equivalent, each with its reason, in
@@ -147,125 +171,20 @@ public struct MutationScore: Sendable {
     /// The workshop page `readme` with the rows of `scores` in its table of mutation scores
     /// (the other exercises' rows kept, the rows in the exercises' order).
     public static func readme(_ readme: String, with scores: [MutationScore]) throws -> String {
-        guard let start = readme.range(of: tableStart), let end = readme.range(of: tableEnd),
-            start.upperBound <= end.lowerBound
-        else { throw WorkshopError("Chapters/Workshop/README.md has lost the markers around its mutation table") }
         var rows: [Int: String] = [:]
-        for line in readme[start.upperBound..<end.lowerBound].split(separator: "\n") {
-            let first = line.dropFirst(2).prefix { $0.isNumber }
-            if line.hasPrefix("| "), let number = Int(first) { rows[number] = String(line) }
+        for line in readme.components(separatedBy: tableStart).dropFirst().first?.split(separator: "\n") ?? [] {
+            if line.hasPrefix(tableEnd) { break }
+            if line.hasPrefix("| "), let number = Int(line.dropFirst(2).prefix { $0.isNumber }) {
+                rows[number] = String(line)
+            }
         }
         for score in scores { rows[score.exercise] = score.row }
         let table =
             [
                 "| # | Mutants rejected | Equivalents accepted | Did not compile | Time |",
                 "| --- | --- | --- | --- | --- |",
-            ] + rows.keys.sorted().map { rows[$0]! }
-        return String(readme[..<start.upperBound]) + "\n" + table.joined(separator: "\n") + "\n"
-            + readme[end.lowerBound...]
+            ]
+            + rows.keys.sorted().map { rows[$0]! }
+        return try Generated.replacingTable(in: readme, between: tableStart, and: tableEnd, with: table)
     }
 }
-
-#if os(macOS) || os(Linux)
-    import AsyncOperations  // Locked
-
-    /// `mutants`: each mutant of an exercise's solution checked as `check` checks an answer, on
-    /// copies of the repository in `folder` (one per lane, each with its builds, so that
-    /// `lanes` mutants are checked at once and each check rebuilds only the exercise).
-    public struct MutationRun {
-        public let workshop: Workshop
-        public let folder: URL
-        public var lanes = 2
-        public var limits = Limits(build: 600, tests: 20)
-        public var say: (String) -> Void
-        public var shouldStop: () -> Bool = { false }
-        public var started: ([ProcessEntry]) -> Void = { _ in }
-
-        public init(workshop: Workshop, folder: URL, say: @escaping (String) -> Void) {
-            self.workshop = workshop
-            self.folder = folder
-            self.say = say
-        }
-
-        func lane(_ number: Int) -> URL { folder.appendingPathComponent("lane\(number + 1)") }
-
-        /// Copies the repository for each lane (only what changed since the last run).
-        public func prepare() throws -> [Workshop] {
-            try (0..<lanes).map { number in
-                let copy = lane(number).appendingPathComponent("playground")
-                try Verifier.mirror(workshop.root, to: copy, skipping: [".git", ".build", ".swiftpm", ".DS_Store"])
-                return try Workshop(root: copy)
-            }
-        }
-
-        /// Checks `mutants` of exercise `number`, after the solution itself (on every lane,
-        /// which builds each lane's copy): nil, said, if the solution does not pass.
-        public func run(_ number: Int, mutants: [Mutant], copies: [Workshop]) throws -> [(Mutant, MutantOutcome)]? {
-            let solution = try String(contentsOf: workshop.exercise(number)!.solution, encoding: .utf8)
-            let baseline = Locked<[Result<MutantOutcome, any Error>]>([])
-            runConcurrently(copies.count, width: copies.count) { lane, _ in
-                let outcome = Result { try check(solution, of: number, in: copies[lane], lane: lane) }
-                baseline.withLock { $0.append(outcome) }
-            }
-            for outcome in baseline.withLock({ $0 }) {
-                let outcome = try outcome.get()
-                guard outcome == .passed else {
-                    say("Exercise \(number): its solution does not pass (\(outcome)): no mutant can be judged.")
-                    return nil
-                }
-            }
-            let results = Locked<[Int: Result<MutantOutcome, any Error>]>([:])
-            let done = Locked(0)
-            runConcurrently(mutants.count, width: copies.count) { lane, index in
-                let outcome = Result { try check(mutants[index].source, of: number, in: copies[lane], lane: lane) }
-                let count = done.withLock {
-                    $0 += 1
-                    return $0
-                }
-                results.withLock { $0[index] = outcome }
-                say(
-                    String(format: "  [%2d/%d] ", count, mutants.count) + Self.describe(try? outcome.get())
-                        + "  \(mutants[index].name)")
-            }
-            let outcomes = results.withLock { $0 }
-            return try mutants.indices.map { (mutants[$0], try outcomes[$0]!.get()) }
-        }
-
-        static func describe(_ outcome: MutantOutcome?) -> String {
-            switch outcome {
-            case .rejected(let how)?: "rejected (\(how))"
-            case .passed?: "PASSED"
-            case .doesNotCompile?: "does not compile"
-            case .notJudged?: "not judged"
-            case nil: "error"
-            }
-        }
-
-        /// `source` in exercise `number`'s file of `copy`, judged as `check` judges it.
-        func check(_ source: String, of number: Int, in copy: Workshop, lane: Int) throws -> MutantOutcome {
-            let exercise = copy.exercise(number)!
-            try Data(source.utf8).write(to: exercise.file)
-            var request = TestRequest(
-                package: copy.package, scratch: self.lane(lane).appendingPathComponent("build"), only: [number],
-                folder: self.lane(lane).appendingPathComponent("runs"))
-            request.skip = [exercise.contractSuite]
-            var observer = RunObserver()
-            observer.shouldStop = shouldStop
-            observer.started = started
-            let (judgement, observation) = try runCheck(
-                request,
-                raceScratch: exercise.checksForRaces ? self.lane(lane).appendingPathComponent("build-tsan") : nil,
-                limits: limits, observer: observer, diagnose: false)
-            if observation.interrupted { throw WorkshopError("mutants: stopped", status: 130) }
-            if let how = observation.endedFromOutside { return .notJudged(how) }
-            switch judgement.verdict {
-            case .passes: return .passed
-            case .doesNotCompile: return .doesNotCompile
-            default:
-                let tests = judgement.caughtBy.subtracting([Variant.raceDetector]).sorted()
-                let named = tests.prefix(3).joined(separator: ", ") + (tests.count > 3 ? ", …" : "")
-                return .rejected(judgement.verdict.rawValue + (tests.isEmpty ? "" : ": " + named))
-            }
-        }
-    }
-#endif

@@ -8,24 +8,19 @@
 /// after the previous hunk — so an edit elsewhere in the solution leaves it applicable, and an
 /// edit of the lines it changes makes `verify` say that it no longer applies.
 public struct Patch: Equatable, Sendable {
-    public struct Hunk: Equatable, Sendable {
-        /// The line (1-based) of the old text where the hunk's old lines start.
-        public var oldStart: Int
-        /// Each line with its mark: " " context, "-" removed, "+" added.
-        public var lines: [Line]
-
-        public struct Line: Equatable, Sendable {
-            public var mark: Character
-            public var text: String
-        }
-
-        var old: [String] { lines.filter { $0.mark != "+" }.map(\.text) }
-        var new: [String] { lines.filter { $0.mark != "-" }.map(\.text) }
+    struct Hunk: Equatable, Sendable {
+        /// The line (1-based) of the old text where the hunk's old lines start, and how many it
+        /// says there are.
+        var oldStart: Int
+        var oldCount: Int
+        /// The lines it expects (context and removed), and those it puts in their place.
+        var old: [String] = []
+        var new: [String] = []
     }
 
     /// The lines before the diff.
     public var header: [String]
-    public var hunks: [Hunk]
+    var hunks: [Hunk] = []
 
     /// Reads a patch: the header lines, then "--- …", "+++ …" and the hunks ("@@ -a,b +c,d @@").
     public init(_ text: String) throws {
@@ -36,36 +31,29 @@ public struct Patch: Equatable, Sendable {
             throw WorkshopError("no diff in it (a `--- ` line, then `+++ `, then hunks)")
         }
         header = Array(lines[..<start])
-        hunks = []
         for line in lines[(start + 2)...] {
             if line.hasPrefix("@@") {
-                guard let start = Self.oldStart(in: line) else {
+                // "@@ -12,7 +12,9 @@", or "@@ -12 +12 @@" for one line.
+                let old = line.dropFirst(4).prefix { $0 != " " }.split(separator: ",").map { Int($0) }
+                guard line.hasPrefix("@@ -"), let first = old.first, let oldStart = first else {
                     throw WorkshopError("a hunk header it cannot read: \(line)")
                 }
-                hunks.append(Hunk(oldStart: start, lines: []))
-            } else if let mark = line.first, [" ", "-", "+"].contains(mark), !hunks.isEmpty {
-                hunks[hunks.count - 1].lines.append(.init(mark: mark, text: String(line.dropFirst())))
-            } else if line.isEmpty, !hunks.isEmpty {
+                hunks.append(Hunk(oldStart: oldStart, oldCount: old.count > 1 ? old[1] ?? 1 : 1))
+            } else if !hunks.isEmpty, line.isEmpty || " -+".contains(line.first!) {
                 // An editor may strip the space of an empty context line.
-                hunks[hunks.count - 1].lines.append(.init(mark: " ", text: ""))
-            } else if line.hasPrefix("\\") {
-                continue  // "\ No newline at end of file"
-            } else if !line.isEmpty {
+                let (mark, text) = (line.first ?? " ", String(line.dropFirst()))
+                if mark != "+" { hunks[hunks.count - 1].old.append(text) }
+                if mark != "-" { hunks[hunks.count - 1].new.append(text) }
+            } else if !line.isEmpty, !line.hasPrefix("\\") {  // "\ No newline at end of file"
                 throw WorkshopError("a line it cannot read in a hunk: \(line)")
             }
         }
+        guard var last = hunks.popLast() else { throw WorkshopError("a diff without a hunk") }
         // Empty lines after the last hunk are the file's end, not context.
-        while let last = hunks.last?.lines.last, last.mark == " ", last.text.isEmpty,
-            hunks[hunks.count - 1].old.count > Self.declaredOldCount(hunks.count - 1, in: lines)
-        {
-            hunks[hunks.count - 1].lines.removeLast()
+        while last.old.count > last.oldCount, last.old.last == "", last.new.last == "" {
+            (last.old, last.new) = (last.old.dropLast(), last.new.dropLast())
         }
-        guard !hunks.isEmpty else { throw WorkshopError("a diff without a hunk") }
-    }
-
-    public init(header: [String], hunks: [Hunk]) {
-        self.header = header
-        self.hunks = hunks
+        hunks.append(last)
     }
 
     /// `text` with the change applied; throws, naming the hunk, where its old lines are not found.
@@ -89,14 +77,6 @@ public struct Patch: Equatable, Sendable {
         return lines.joined(separator: "\n")
     }
 
-    /// The text of a patch that changes `old` into `new`, under `header`.
-    public static func text(header: [String], from old: String, to new: String, oldName: String, newName: String)
-        -> String
-    {
-        let diff = unifiedDiff(from: old, to: new, oldName: oldName, newName: newName)
-        return (header + diff).joined(separator: "\n") + "\n"
-    }
-
     /// Where `block` starts in `lines`, at or after `floor`: the match nearest `expected`.
     static func find(_ block: [String], in lines: [String], near expected: Int, from floor: Int) -> Int? {
         let last = lines.count - block.count
@@ -109,18 +89,5 @@ public struct Patch: Equatable, Sendable {
             if matches(expected + distance) { return expected + distance }
         }
         return nil
-    }
-
-    /// 12 from "@@ -12,7 +12,9 @@".
-    static func oldStart(in header: String) -> Int? {
-        guard let minus = header.firstIndex(of: "-") else { return nil }
-        return Int(header[header.index(after: minus)...].prefix { $0.isNumber })
-    }
-
-    /// The old line count that hunk `index`'s header declares ("@@ -12,7 …": 7), if it says.
-    static func declaredOldCount(_ index: Int, in lines: [String]) -> Int {
-        let headers = lines.filter { $0.hasPrefix("@@") }
-        guard index < headers.count, let comma = headers[index].firstIndex(of: ",") else { return .max }
-        return Int(headers[index][headers[index].index(after: comma)...].prefix { $0.isNumber }) ?? .max
     }
 }

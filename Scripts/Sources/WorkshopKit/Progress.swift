@@ -1,20 +1,18 @@
 import Foundation
 
 /// What the runner remembers between commands, in the repository's ignored build folder
-/// (.build/workshop-state): the last verdict of each exercise, with a fingerprint of what it
-/// depended on, and the versions `reset` kept.
+/// (.build/workshop): the last verdict of each exercise, with a fingerprint of what it
+/// depended on, and the versions `reset` replaced.
 public struct Memory: Sendable {
     public let folder: URL
-    /// How many kept versions of one exercise `reset` keeps; the oldest go first.
-    public static let keptVersions = 10
 
     public init(folder: URL) {
         self.folder = folder
     }
 
-    public struct Result: Codable, Equatable, Sendable {
-        public var verdict: Verdict
-        public var fingerprint: String
+    struct Result: Codable {
+        var verdict: Verdict
+        var fingerprint: String
     }
 
     var resultsFile: URL { folder.appendingPathComponent("results.json") }
@@ -35,9 +33,7 @@ public struct Memory: Sendable {
         var all = results()
         all[String(exercise.number)] = Result(verdict: verdict, fingerprint: Self.fingerprint(of: exercise))
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(all).write(to: resultsFile, options: .atomic)
+        try JSONEncoder().encode(all).write(to: resultsFile, options: .atomic)
     }
 
     /// A hash of everything a verdict depends on that a learner may change: the exercise's
@@ -48,67 +44,30 @@ public struct Memory: Sendable {
         ]
         let tests = (try? FileManager.default.contentsOfDirectory(atPath: exercise.tests.path)) ?? []
         files += Workshop.swiftFiles(tests).map { exercise.tests.appendingPathComponent($0) }
-        var hash = FNV1a()
-        // The way a check judges: a verdict remembered by an older runner (one run only) no
-        // longer counts.
-        hash.add(Data("checked twice; races too".utf8))
-        for file in files {
-            hash.add(Data(file.lastPathComponent.utf8))
-            hash.add((try? Data(contentsOf: file)) ?? Data())
+        // FNV-1a, 64 bits: enough to notice a change. First, the way a check judges: a verdict
+        // remembered by an older runner (one run only) no longer counts.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for data in [Data("checked twice; races too".utf8)]
+            + files.flatMap({ file in
+                [Data(file.lastPathComponent.utf8), (try? Data(contentsOf: file)) ?? Data()]
+            })
+        {
+            for byte in data { hash = (hash ^ UInt64(byte)) &* 0x0100_0000_01b3 }
         }
-        return String(hash.value, radix: 16)
+        return String(hash, radix: 16)
     }
 
-    // MARK: - Versions kept by reset
-
-    func keptFolder(of exercise: Exercise) -> URL {
-        folder.appendingPathComponent("kept").appendingPathComponent(exercise.folder)
-    }
-
-    /// The kept versions of `exercise`, oldest first.
-    public func keptVersions(of exercise: Exercise) -> [URL] {
-        let folder = keptFolder(of: exercise)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return names.filter { $0.hasSuffix(".swift") }.sorted().map { folder.appendingPathComponent($0) }
-    }
-
-    /// Keeps `contents` as the newest version of `exercise` (unless it is the newest
-    /// already), dropping the oldest beyond `keptVersions`. Returns where it is.
-    @discardableResult
+    /// Keeps `contents`, a version of `exercise`'s file that `reset` replaces, in
+    /// kept/<exercise's folder>/, named after the moment; returns where it is.
     public func keep(_ contents: Data, of exercise: Exercise, now: Date = Date()) throws -> URL {
-        let kept = keptVersions(of: exercise)
-        if let newest = kept.last, (try? Data(contentsOf: newest)) == contents { return newest }
-        let folder = keptFolder(of: exercise)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyy-MM-dd'T'HH-mm-ss"
-        // "2026-11-23T19-52-45-1_File.swift": no space (the path is printed for the learner
-        // to copy into a shell), and a counter for two versions in one second, so that the
-        // names sort in the order the versions were kept.
-        func name(_ counter: Int) -> String {
-            "\(formatter.string(from: now))-\(counter)_\(exercise.file.lastPathComponent)"
-        }
-        var counter = 1
-        while kept.contains(where: { $0.lastPathComponent == name(counter) }) { counter += 1 }
-        let file = folder.appendingPathComponent(name(counter))
+        formatter.dateFormat = "yyyy-MM-dd'T'HH-mm-ss"  // no space: the path is printed to be copied
+        let kept = folder.appendingPathComponent("kept/\(exercise.folder)")
+        try FileManager.default.createDirectory(at: kept, withIntermediateDirectories: true)
+        let file = kept.appendingPathComponent("\(formatter.string(from: now))_\(exercise.file.lastPathComponent)")
         try contents.write(to: file, options: .atomic)
-        for old in keptVersions(of: exercise).dropLast(Self.keptVersions) {
-            try? FileManager.default.removeItem(at: old)
-        }
         return file
-    }
-}
-
-/// The 64-bit FNV-1a hash: enough to notice that a file changed, with no dependency.
-struct FNV1a {
-    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
-
-    mutating func add(_ data: Data) {
-        for byte in data {
-            value ^= UInt64(byte)
-            value = value &* 0x0100_0000_01b3
-        }
     }
 }
 

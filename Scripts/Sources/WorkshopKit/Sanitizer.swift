@@ -2,18 +2,13 @@
 /// threads, at least one a write, with nothing that orders them.
 public struct DataRace: Equatable, Sendable {
     public struct Access: Equatable, Sendable {
-        /// "Write of size 8", "Previous read of size 1": what ThreadSanitizer says first.
-        public var kind: String
+        /// A write ("Write of size 8", "Previous modifying access"), or a read.
+        public var isWrite: Bool
         /// The frames of the access, innermost first: function, file and line.
         public var frames: [Backtrace.Frame]
 
-        public var isWrite: Bool {
-            let kind = kind.lowercased()
-            return kind.contains("write") || kind.contains("modifying")
-        }
-
-        public init(kind: String, frames: [Backtrace.Frame]) {
-            self.kind = kind
+        public init(isWrite: Bool, frames: [Backtrace.Frame]) {
+            self.isWrite = isWrite
             self.frames = frames
         }
 
@@ -48,7 +43,9 @@ public struct DataRace: Equatable, Sendable {
                 races.append(DataRace(accesses: current!))
                 current = nil
             } else if Self.isAccessHeader(text) {
-                current?.append(Access(kind: Self.kind(of: text), frames: []))
+                // "Write of size 8" of "Write of size 8 at 0x… by thread T2 (mutexes: write M0):".
+                let kind = text.components(separatedBy: " at ")[0].lowercased()
+                current?.append(Access(isWrite: kind.contains("write") || kind.contains("modifying"), frames: []))
             } else if text.hasPrefix("#"), let frame = Self.frame(text), !(current?.isEmpty ?? true) {
                 // Only the frames of an access (the frames of "Thread T2 … created at" are not).
                 if let count = current?.count, count <= 2 { current?[count - 1].frames.append(frame) }
@@ -71,11 +68,6 @@ public struct DataRace: Equatable, Sendable {
         let kinds = ["write of", "read of", "atomic write of", "atomic read of", "modifying access", "read access"]
         let kind = kinds.contains { lower.hasPrefix($0) || lower.hasPrefix("previous " + $0) }
         return kind && text.contains(" at ") && text.contains(" by ") && text.hasSuffix(":")
-    }
-
-    /// "Write of size 8" from "Write of size 8 at 0x7b… by thread T2:".
-    static func kind(of header: String) -> String {
-        header.range(of: " at ").map { String(header[..<$0.lowerBound]) } ?? header
     }
 
     /// "#0 $s9Exercise116WaitingOperationC4mainyyF /path/WaitingOperation.swift:30:16
@@ -125,20 +117,12 @@ public struct DataRace: Equatable, Sendable {
         return race
     }
 
-    /// Whether this is ThreadSanitizer's known false report of Swift's `Mutex` on Linux.
-    ///
-    /// On Linux, `Mutex` hands a contended lock from one thread to the next inside the kernel
-    /// (a priority-inheritance futex, called from the Synchronization library, which is not
-    /// built for ThreadSanitizer): ThreadSanitizer never sees the hand-off, and reports two
-    /// threads' accesses to the state the mutex guards as a race. `withLock` is inlined into
-    /// its caller, so no frame of Synchronization shows. What shows, for each of the two
-    /// accesses, is the innermost frame in a workshop file: the closure given to `withLock`,
-    /// called with no frame between by the function that encloses it, at a line that calls
-    /// `withLock` in a file that imports Synchronization — or that function itself at that
-    /// line (the inlined `withLock`). Both accesses must show it: state touched anywhere else
-    /// (the slots written outside any lock) is still a race. Not told apart: two mutexes for
-    /// the same state, or a `Mutex` made anew for each call, which locks nothing.
-    /// `source` reads a file.
+    /// Whether this is ThreadSanitizer's known false report of Swift's `Mutex` on Linux, which
+    /// hands a contended lock over inside the kernel, unseen (Chapters/Workshop/README.md, "`Mutex`
+    /// on Linux"): each of the two accesses' innermost frame in a workshop file is the closure
+    /// given to `withLock` (inlined: no frame of Synchronization shows), called with no frame
+    /// between by the function around it, or that function itself, at a line that calls
+    /// `withLock` in a file that imports Synchronization. `source` reads a file.
     public func isMutexHandOff(source: (String) -> String?) -> Bool {
         accesses.count >= 2
             && accesses.prefix(2).allSatisfy { access in

@@ -1,9 +1,9 @@
 import Foundation
 
-/// A version of an exercise's file that `verify` runs the exercise's tests against, and what
-/// must happen: the reference solution and the untouched stub (whole files in Reference/), or a
-/// wrong answer or an alternative, each stored as its change to the solution (a `.diff` in
-/// WrongAnswers/ or Alternatives/, see `Patch`), so that what they share is written once.
+/// A version of an exercise's file that `verify` checks, and what must happen: the reference
+/// solution and the untouched stub (whole files in Reference/), or a wrong answer or an
+/// alternative, each stored as its change to the solution (a `.diff` in WrongAnswers/ or
+/// Alternatives/, see `Patch`), so that what they share is written once.
 public struct Variant: Equatable, Sendable {
     public enum Kind: Equatable, Sendable {
         /// Reference/Solution.swift: must pass.
@@ -46,24 +46,18 @@ public struct Variant: Equatable, Sendable {
         }
     }
 
-    /// This platform, as a `// Platforms:` line names it.
-    public static var currentPlatform: String {
+    /// Whether `verify` judges this variant on `platform` (by default, this one).
+    public func isJudged(on platform: String? = nil) -> Bool {
         #if os(macOS)
-            "macos"
-        #elseif os(Linux)
-            "linux"
+            let here = "macos"
         #else
-            "other"
+            let here = "linux"
         #endif
-    }
-
-    /// Whether `verify` judges this variant on `platform`.
-    public func isJudged(on platform: String = Variant.currentPlatform) -> Bool {
-        platforms.map { $0.contains(platform) } ?? true
+        return platforms.map { $0.contains(platform ?? here) } ?? true
     }
 
     /// What a reader of `verify`'s output needs to tell the variants apart: what it is, and its
-    /// file in the exercise's folder (e.g. "WrongAnswers/no-lock.swift").
+    /// file in the exercise's folder (e.g. "WrongAnswers/no-lock.diff").
     public var label: String {
         switch kind {
         case .solution: "solution \(shortPath)"
@@ -78,25 +72,14 @@ public struct Variant: Equatable, Sendable {
         file.deletingLastPathComponent().lastPathComponent + "/" + file.lastPathComponent
     }
 
-    /// `verify`'s line for this variant of exercise `number` when `judgement` is not what it
-    /// must get (nil when it is): the exercise, the file and why.
-    public func problemLine(exercise number: Int, judgement: Judgement) -> String? {
-        problem(with: judgement).map { "exercise \(number), \(label): \($0)" }
-    }
-
     /// Reads a wrong answer's or an alternative's `.diff`: its header lines, `Wrong answer: …`
     /// and `Caught by: a, b`, or `Alternative: …`, and optionally `Platforms: macOS` (the
     /// platforms on which it is judged), then its change to the solution.
     public static func read(_ file: URL, wrong: Bool) throws -> Variant {
-        let text = try String(contentsOf: file, encoding: .utf8)
-        return try parse(text, file: file, wrong: wrong)
-    }
-
-    static func parse(_ text: String, file: URL, wrong: Bool) throws -> Variant {
         let name = file.deletingLastPathComponent().lastPathComponent + "/" + file.lastPathComponent
         let patch: Patch
         do {
-            patch = try Patch(text)
+            patch = try Patch(try String(contentsOf: file, encoding: .utf8))
         } catch {
             throw WorkshopError("\(name): \(error)")
         }
@@ -104,20 +87,21 @@ public struct Variant: Equatable, Sendable {
         for line in patch.header {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let key = line[..<colon].lowercased()
-            if ["wrong answer", "caught by", "alternative", "platforms"].contains(key), fields[key] == nil {
+            if fields[key] == nil {
                 fields[key] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             }
         }
-        let platforms = fields["platforms"].map {
-            $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+        func list(_ field: String) -> [String] {
+            (fields[field] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+                !$0.isEmpty
+            }
         }
+        let platforms = fields["platforms"].map { _ in list("platforms").map { $0.lowercased() } }
         if wrong {
             guard let mistake = fields["wrong answer"], !mistake.isEmpty else {
                 throw WorkshopError("\(name) does not start with `Wrong answer: <the mistake, in the learner's words>`")
             }
-            let tests = (fields["caught by"] ?? "").split(separator: ",").map {
-                $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "()", with: "")
-            }.filter { !$0.isEmpty }
+            let tests = list("caught by").map { $0.replacingOccurrences(of: "()", with: "") }
             guard !tests.isEmpty else {
                 throw WorkshopError("\(name) has no `Caught by: <test function name>[, <test function name>…]` line")
             }
@@ -150,27 +134,27 @@ public struct Variant: Equatable, Sendable {
 
     /// Whether `judgement` is what this variant must get; if not, why, in a sentence.
     public func problem(with judgement: Judgement) -> String? {
-        switch kind {
-        case .solution, .alternative:
-            return judgement.verdict == .passes ? nil : "it must pass, but it \(Self.describe(judgement))"
-        case .stub:
-            return judgement.verdict == .fails
-                ? nil : "it must fail its tests cleanly (compile, then fail), but it \(Self.describe(judgement))"
-        case .wrongAnswer(_, let caughtBy):
-            switch judgement.verdict {
-            case .passes:
-                return "it must fail, but it passes"
-            case .doesNotCompile:
-                return "it must compile and fail its tests, but it does not compile"
-            case .fails, .crashed, .ranOutOfTime, .dataRace:
-                let caught = judgement.caughtBy
-                guard caughtBy.contains(where: caught.contains) else {
-                    return "it fails, but not in \(caughtBy.joined(separator: " or ")); it failed in "
-                        + (caught.isEmpty ? "no test" : caught.sorted().joined(separator: ", "))
-                }
-                return nil
-            }
+        switch (kind, judgement.verdict) {
+        case (.solution, .passes), (.alternative, .passes), (.stub, .fails): nil
+        case (.solution, _), (.alternative, _): "it must pass, but it \(Self.describe(judgement))"
+        case (.stub, _): "it must fail its tests cleanly (compile, then fail), but it \(Self.describe(judgement))"
+        case (.wrongAnswer, .passes): "it must fail, but it passes"
+        case (.wrongAnswer, .doesNotCompile): "it must compile and fail its tests, but it does not compile"
+        case (.wrongAnswer(_, let caughtBy), _):
+            caughtBy.contains(where: judgement.caughtBy.contains)
+                ? nil
+                : "it fails, but not in \(caughtBy.joined(separator: " or ")); it failed in "
+                    + (judgement.caughtBy.isEmpty ? "no test" : judgement.caughtBy.sorted().joined(separator: ", "))
         }
+    }
+
+    /// What `verify` says of a variant that got what it must.
+    func outcome(_ judgement: Judgement) -> String {
+        var outcome = Self.describe(judgement)
+        if case .wrongAnswer(_, let caughtBy) = kind {
+            outcome = "fails, caught by " + caughtBy.filter(judgement.caughtBy.contains).joined(separator: ", ")
+        }
+        return outcome + (judgement.confirmedBy == .raceDetector ? " (no race)" : "")
     }
 
     static func describe(_ judgement: Judgement) -> String {

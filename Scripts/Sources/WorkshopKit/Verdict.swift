@@ -1,11 +1,5 @@
 import Foundation
 
-#if os(Linux)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// How a run of an exercise's tests ended, as the learner needs to hear it.
 public enum Verdict: String, Codable, Equatable, Sendable {
     case passes
@@ -33,9 +27,6 @@ public struct RunObservation: Sendable {
     public var endedFromOutside: String?
     public var console: String
     public var log: RunLog
-    /// When the run was stopped: whether its processes were using the processor (an endless
-    /// loop) rather than waiting (a deadlock, a blocked wait); nil if unknown.
-    public var busyWhenStopped: Bool?
     /// The data races ThreadSanitizer reported (a run under it), and how many of its reports
     /// were set aside as `Mutex`'s known false reports (`DataRace.isMutexHandOff`).
     public var races: [DataRace] = []
@@ -43,18 +34,13 @@ public struct RunObservation: Sendable {
     /// The test binary's crash report, if it crashed.
     public var backtrace: Backtrace?
 
-    public init(
-        exitStatus: Int32?, stoppedIn: Phase? = nil, console: String, log: RunLog, busyWhenStopped: Bool? = nil
-    ) {
+    public init(exitStatus: Int32?, stoppedIn: Phase? = nil, console: String, log: RunLog) {
         self.exitStatus = exitStatus
         self.stoppedIn = stoppedIn
         self.console = console
         self.log = log
-        self.busyWhenStopped = busyWhenStopped
     }
-}
 
-extension RunObservation {
     /// What shows that something outside ended `run`, in words, if anything does: the package
     /// manager itself ended by a signal (the runner sends none while it waits for a verdict);
     /// the tests ended by one that neither Swift's runtime nor a check sends; or the tests
@@ -109,42 +95,20 @@ public struct Judgement: Sendable {
         public var lastIssue: RecordedIssue?
         /// Where it crashed: the crashed thread's frames, when the runtime wrote them.
         public var backtrace: Backtrace?
-        /// Set by a second run, one test at a time: the test that crashed alone, or nil if
-        /// none did (then the crash needs the tests to run together).
-        public var culprit: TestInfo?
-        public var reproducedAlone: Bool?
     }
 
     public struct TimeOut: Sendable {
         public var phase: RunObservation.Phase
         /// The tests that had started and not ended.
         public var unfinished: [TestInfo]
-        /// Whether the processes were busy (an endless loop) rather than waiting.
-        public var busy: Bool?
         public var lastIssue: RecordedIssue?
-        /// Set by a second run, one test at a time: the first test that did not end alone,
-        /// or nil if each ended (then they block only when they run together).
-        public var culprit: TestInfo?
-        public var reproducedAlone: Bool?
-
-        /// Several tests stopped together: the threads that run tests were all held.
-        public var everyTestStopped: Bool { unfinished.count > 1 }
     }
 
-    /// The names of the tests that failed, crashed or did not end: what a wrong answer's
-    /// "Caught by:" line is compared with.
+    /// The names of the tests that failed, crashed or did not end, and the race detector's
+    /// name if it saw a race: what a wrong answer's "Caught by:" line is compared with.
     public var caughtBy: Set<String> {
-        var names = Set(failures.map(\.test.functionName))
-        if let crash {
-            if let culprit = crash.culprit { names.insert(culprit.functionName) }
-            if crash.culprit == nil { names.formUnion(crash.running.map(\.functionName)) }
-        }
-        if let timeOut {
-            if let culprit = timeOut.culprit { names.insert(culprit.functionName) }
-            if timeOut.culprit == nil { names.formUnion(timeOut.unfinished.map(\.functionName)) }
-        }
-        if !races.isEmpty { names.insert(Variant.raceDetector) }
-        return names
+        let tests = failures.map(\.test) + (crash?.running ?? []) + (timeOut?.unfinished ?? [])
+        return Set(tests.map(\.functionName) + (races.isEmpty ? [] : [Variant.raceDetector]))
     }
 }
 
@@ -166,66 +130,20 @@ extension Judgement {
             !log.runStarted && run.stoppedIn == nil && run.exitStatus != 0 && Self.signal(in: run.console) == nil
         if !output.errors.isEmpty || buildFailed {
             self.init(verdict: .doesNotCompile, compileErrors: output.errors, otherErrors: output.otherErrors)
-            return
-        }
-        if run.stoppedIn == .tests && !log.runEnded {
-            self.init(
-                verdict: .ranOutOfTime, failures: failures, passedCount: passedCount,
-                timeOut: TimeOut(
-                    phase: .tests, unfinished: log.unfinished, busy: run.busyWhenStopped,
-                    lastIssue: log.issues.last, culprit: log.unfinished.count == 1 ? log.unfinished.first : nil))
-            return
-        }
-        if !log.runEnded {
-            self.init(
-                verdict: .crashed, failures: failures, passedCount: passedCount,
-                crash: Crash(
-                    signal: Self.signal(in: run.console), reason: Self.crashReason(in: run.console),
-                    running: log.unfinished, lastIssue: log.issues.last, backtrace: run.backtrace,
-                    culprit: log.unfinished.count == 1 ? log.unfinished.first : nil))
-            return
-        }
-        if !run.races.isEmpty {
+        } else if run.stoppedIn == .tests && !log.runEnded {
+            let timeOut = TimeOut(phase: .tests, unfinished: log.unfinished, lastIssue: log.issues.last)
+            self.init(verdict: .ranOutOfTime, failures: failures, passedCount: passedCount, timeOut: timeOut)
+        } else if !log.runEnded {
+            let crash = Crash(
+                signal: Self.signal(in: run.console), reason: Self.crashReason(in: run.console),
+                running: log.unfinished, lastIssue: log.issues.last, backtrace: run.backtrace)
+            self.init(verdict: .crashed, failures: failures, passedCount: passedCount, crash: crash)
+        } else if !run.races.isEmpty {
             self.init(verdict: .dataRace, failures: failures, passedCount: passedCount, races: Self.distinct(run.races))
-            return
-        }
-        if !failures.isEmpty || passedCount == 0 {
+        } else if !failures.isEmpty || passedCount == 0 {
             self.init(verdict: .fails, failures: failures, passedCount: passedCount)
-            return
-        }
-        self.init(verdict: .passes, passedCount: passedCount)
-    }
-
-    /// The tests a crash or a time-out may have happened in: those running at the time.
-    public var suspects: [TestInfo] {
-        crash?.running ?? timeOut?.unfinished ?? []
-    }
-
-    /// Completes a crash's or a time-out's evidence with a second run of its suspects, one
-    /// at a time: the test it happened in, and whether it happens alone.
-    public mutating func learn(fromRunAlone alone: Judgement) {
-        if var crash {
-            if alone.verdict == .crashed, let again = alone.crash {
-                crash.culprit = again.running.first
-                crash.reproducedAlone = true
-                crash.lastIssue = again.lastIssue ?? crash.lastIssue
-                crash.signal = crash.signal ?? again.signal
-                crash.backtrace = crash.backtrace ?? again.backtrace
-                if crash.reason.isEmpty { crash.reason = again.reason }
-            } else {
-                crash.reproducedAlone = false
-            }
-            self.crash = crash
-        } else if var timeOut {
-            if alone.verdict == .ranOutOfTime, let again = alone.timeOut {
-                timeOut.culprit = again.unfinished.first
-                timeOut.reproducedAlone = true
-                timeOut.busy = again.busy ?? timeOut.busy
-                timeOut.lastIssue = again.lastIssue ?? timeOut.lastIssue
-            } else {
-                timeOut.reproducedAlone = false
-            }
-            self.timeOut = timeOut
+        } else {
+            self.init(verdict: .passes, passedCount: passedCount)
         }
     }
 
@@ -248,17 +166,15 @@ extension Judgement {
     }
 
     /// The runtime's reason for a crash, and up to three lines printed before it that are
-    /// not Swift Testing's own output (Foundation's "***" warnings, the test's prints).
+    /// not Swift Testing's or the package manager's own output (Foundation's "***" warnings,
+    /// the test's prints).
     static func crashReason(in console: String) -> [String] {
         let lines = console.split(separator: "\n").map(String.init)
         guard let fatal = lines.firstIndex(where: { $0.contains("Fatal error") || $0.hasPrefix("Crash:") }) else {
             return []
         }
-        let before = lines[..<fatal].suffix(8).filter { line in
-            !line.hasPrefix("◇") && !line.hasPrefix("↳") && !line.hasPrefix("✔") && !line.hasPrefix("✘")
-                && !line.hasPrefix("[") && !line.hasPrefix("error: Process") && !line.hasPrefix("Build complete")
-                && !line.hasPrefix("Building") && !line.hasPrefix("􀟈") && !line.hasPrefix("􀢄")
-        }
+        let own = ["◇", "↳", "✔", "✘", "[", "error: Process", "Build complete", "Building", "􀟈", "􀢄"]
+        let before = lines[..<fatal].suffix(8).filter { line in !own.contains(where: line.hasPrefix) }
         return Array(before.suffix(3)) + [lines[fatal]]
     }
 }

@@ -3,8 +3,7 @@ import WorkshopKit
 
 /// A run recorded from the real workshop (Scripts/workshop check N against a variant of the
 /// exercise), in Fixtures/<name>: the console of `swift test`, its event stream, and how the
-/// run ended (run.json: exit status, or the phase in which the runner stopped it, and whether
-/// its processes were busy then). "alone-" files are the second run, one test at a time.
+/// run ended (run.json: exit status, or the phase in which the runner stopped it).
 ///
 /// The recorded runs, and the variant each was made with:
 /// - pass5: exercise 5's reference solution.
@@ -14,7 +13,7 @@ import WorkshopKit
 ///   the slots empty.
 /// - crash3cancel: exercise 3's solution with a `cancel()` that calls `finish()`.
 /// - stuck10pool: exercise 10 limited by a semaphore that each child waits on.
-/// - stuck7loop / stuck7wait: exercise 7's `resolveInput` looping / waiting on a semaphore.
+/// - stuck7loop: exercise 7's `resolveInput` looping.
 /// - stuck7one: exercise 7's `resolveInput` waiting only when there are two providers.
 /// - crash1conditionlock: exercise 1's `main()` waiting with an `NSConditionLock`, which traps in
 ///   Linux's Foundation (with the crash report the runtime wrote: backtrace.json).
@@ -37,58 +36,26 @@ struct Fixture {
     struct RunFile: Decodable {
         var exitStatus: Int32?
         var stoppedIn: String?
-        var busy: Bool?
-        var alone: Alone?
-
-        struct Alone: Decodable {
-            var exitStatus: Int32?
-            var stoppedIn: String?
-            var busy: Bool?
-        }
     }
 
     func text(_ file: String) -> String? {
         try? String(contentsOf: Self.folder.appendingPathComponent(name).appendingPathComponent(file), encoding: .utf8)
     }
 
-    var run: RunFile {
-        let data = (try? Data(contentsOf: Self.folder.appendingPathComponent(name).appendingPathComponent("run.json")))
-        return data.flatMap { try? JSONDecoder().decode(RunFile.self, from: $0) } ?? RunFile()
-    }
-
-    /// The first run, as the runner observed it.
+    /// The run, as the runner observed it.
     var observation: RunObservation {
-        observation(
-            console: "console.txt", events: "events.jsonl", exitStatus: run.exitStatus, stoppedIn: run.stoppedIn,
-            busy: run.busy, backtrace: "backtrace.json")
-    }
-
-    /// The second run, one test at a time, if there was one.
-    var alone: RunObservation? {
-        guard let alone = run.alone else { return nil }
-        return observation(
-            console: "alone-console.txt", events: "alone-events.jsonl", exitStatus: alone.exitStatus,
-            stoppedIn: alone.stoppedIn, busy: alone.busy, backtrace: "alone-backtrace.json")
-    }
-
-    func observation(
-        console: String, events: String, exitStatus: Int32?, stoppedIn: String?, busy: Bool?, backtrace: String
-    ) -> RunObservation {
+        let run = text("run.json").flatMap { try? JSONDecoder().decode(RunFile.self, from: Data($0.utf8)) }
         var log = RunLog()
-        log.add(lines: (text(events) ?? "").split(separator: "\n").map(String.init))
+        log.add(lines: (text("events.jsonl") ?? "").split(separator: "\n").map(String.init))
         var observation = RunObservation(
-            exitStatus: exitStatus, stoppedIn: stoppedIn.flatMap(RunObservation.Phase.init(rawValue:)),
-            console: text(console) ?? "", log: log, busyWhenStopped: busy)
-        observation.backtrace = text(backtrace).flatMap { Backtrace(json: Data($0.utf8)) }
+            exitStatus: run?.exitStatus, stoppedIn: run?.stoppedIn.flatMap(RunObservation.Phase.init(rawValue:)),
+            console: text("console.txt") ?? "", log: log)
+        observation.backtrace = text("backtrace.json").flatMap { Backtrace(json: Data($0.utf8)) }
         return observation
     }
 
-    /// The judgement the runner reaches, with the second run when there was one.
-    var judgement: Judgement {
-        var judgement = Judgement(observation)
-        if let alone { judgement.learn(fromRunAlone: Judgement(alone)) }
-        return judgement
-    }
+    /// The judgement the runner reaches.
+    var judgement: Judgement { Judgement(observation) }
 }
 
 /// An exercise as the runner finds it in the repository.

@@ -9,9 +9,8 @@
     #endif
 
     /// The runner stops everything it started, also what left its process group (the package
-    /// manager runs the tests in a group of their own), and tells a busy process from a
-    /// waiting one. These start /bin/sh and /bin/bash, which both platforms have; the runner
-    /// itself needs no shell.
+    /// manager runs the tests in a group of their own). These start /bin/sh and /bin/bash,
+    /// which both platforms have; the runner itself needs no shell.
     @Suite("Workshop runner — processes it starts, and stops")
     struct ProcessTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -32,44 +31,6 @@
             child.stopAll()
             #expect(child.poll() != nil)
             #expect(await ended(grandchild), "the grandchild still runs after stopAll")
-        }
-
-        @Test("a process that loops uses a processor; one that waits does not")
-        func busyOrWaiting() async throws {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
-            let looping = try ChildProcess(
-                ["/bin/sh", "-c", "while :; do :; done"], environment: [:],
-                outputFile: folder.appendingPathComponent("a"))
-            let waiting = try ChildProcess(
-                ["/bin/sh", "-c", "sleep 300"], environment: [:], outputFile: folder.appendingPathComponent("b"))
-            defer {
-                looping.stopAll()
-                waiting.stopAll()
-            }
-            let loopStart = try #require(looping.processorSeconds())
-            let waitStart = try #require(waiting.processorSeconds())
-            // The runner's rule: a loop gets its share of a processor however loaded the machine
-            // is, a sleep gets none. A loaded machine may hand the loop its share late, so this
-            // waits (20 s at most) until the loop has used what the rule expects of it, over at
-            // least a second, instead of judging one fixed window.
-            let started = ContinuousClock.now
-            var elapsed = 0.0
-            var loopUsed = 0.0
-            var waitUsed = 0.0
-            repeat {
-                try await Task.sleep(for: .milliseconds(100))
-                let duration = ContinuousClock.now - started
-                elapsed = Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
-                loopUsed = try #require(looping.processorSeconds()) - loopStart
-                waitUsed = try #require(waiting.processorSeconds()) - waitStart
-            } while elapsed < 20 && (elapsed < 1 || !ProcessorUse.isBusy(secondsPerSecond: loopUsed / elapsed))
-            #expect(
-                ProcessorUse.isBusy(secondsPerSecond: loopUsed / elapsed),
-                "the loop used \(loopUsed) s of processor time in \(elapsed) s")
-            #expect(
-                !ProcessorUse.isBusy(secondsPerSecond: waitUsed / elapsed),
-                "the sleep used \(waitUsed) s of processor time in \(elapsed) s")
         }
 
         @Test("the exit status of a process that exits, and of one that a signal ends")

@@ -146,7 +146,7 @@ struct RunnerDefectsTests {
         #expect(names == ["$s9Exercise116WaitingOperationC4mainyyF": "WaitingOperation.main()"])
         let race = DataRace(accesses: [
             .init(
-                kind: "Write of size 1",
+                isWrite: true,
                 frames: [.init(function: "$s9Exercise116WaitingOperationC4mainyyF", file: "/x/W.swift", line: 3)])
         ])
         #expect(race.demangled { _ in names }.accesses[0].frames[0].function == "WaitingOperation.main()")
@@ -176,8 +176,7 @@ struct RunnerDefectsTests {
             let second = FolderLock(folder: folder)
             #expect(try first.tryLock(as: "Scripts/workshop check 3"))
             #expect(try !second.tryLock(as: "Scripts/workshop check 0"))
-            #expect(second.holder()?.command == "Scripts/workshop check 3")
-            #expect(second.holder()?.pid == getpid())
+            #expect(second.holder() == "`Scripts/workshop check 3` (process \(getpid()))")
             // A process the holder starts does not inherit the lock: when a killed runner's
             // leftovers inherited it, they held it for ever, and the next check waited.
             #expect(!first.passesToChildren)
@@ -206,9 +205,8 @@ struct RunnerDefectsTests {
             let keptEntry = try #require(table.first { $0.pid == kept.pid })
             // What a runner killed with SIGKILL leaves: its record (the second process recorded
             // with another start time, as a pid reused since would be).
-            let record =
-                #"[{"pid":\#(leftEntry.pid),"started":\#(leftEntry.started)},{"pid":\#(keptEntry.pid),"started":\#(keptEntry.started &+ 1)}]"#
-            try Data(record.utf8).write(to: folder.appendingPathComponent("processes.json"))
+            let record = "\(leftEntry.pid) \(leftEntry.started)\n\(keptEntry.pid) \(keptEntry.started &+ 1)\n"
+            try Data(record.utf8).write(to: folder.appendingPathComponent("processes.txt"))
             let next = FolderLock(folder: folder)
             #expect(try next.tryLock(as: "Scripts/workshop check 10"))
             #expect(next.stopLeftovers() == [left.pid])

@@ -50,7 +50,7 @@ struct RunnerPartsTests {
         #expect(try Command(arguments: ["check", "02"], exercises: exercises) == .check(2))
         #expect(try Command(arguments: ["check", "2"], exercises: exercises) == .check(2))
         #expect(try Command(arguments: ["watch"], exercises: exercises) == .watch(nil))
-        #expect(try Command(arguments: ["restore", "10"], exercises: exercises) == .restore(10))
+        #expect(try Command(arguments: ["reset", "10"], exercises: exercises) == .reset(10))
         for wrong in [
             ["check"], ["check", "11"], ["check", "two"], ["check", "-1"], ["list", "now"], ["check", "2", "3"],
             ["frob"], [],
@@ -66,13 +66,6 @@ struct RunnerPartsTests {
         #expect(try Command(arguments: ["verify"], exercises: exercises) == .verify([]))
         #expect(try Command(arguments: ["verify", "3", "8"], exercises: exercises) == .verify([3, 8]))
         #expect(throws: WorkshopError.self) { try Command(arguments: ["verify", "11"], exercises: exercises) }
-        #expect(
-            try Command(arguments: ["variant", "8", "WrongAnswers/no-lock"], exercises: exercises)
-                == .variant(8, "WrongAnswers/no-lock", save: false))
-        #expect(
-            try Command(arguments: ["variant", "8", "no-lock", "--save"], exercises: exercises)
-                == .variant(8, "no-lock", save: true))
-        #expect(throws: WorkshopError.self) { try Command(arguments: ["variant", "8"], exercises: exercises) }
         #expect(
             try Command(arguments: ["mutants"], exercises: exercises)
                 == .mutants([], list: false, save: false, only: nil))
@@ -124,10 +117,10 @@ struct RunnerPartsTests {
     @Test("a variant is its change to the solution: it applies where its lines are, and says when they are gone")
     func patches() throws {
         let solution = "one\ntwo\nthree\nfour\nfive\nsix\n"
-        let text = Patch.text(
-            header: ["Alternative: x", ""], from: solution, to: "one\ntwo\nTHREE\nfour\nfive\nsix\nseven\n",
-            oldName: "Reference/Solution.swift", newName: "Alternatives/x.swift")
-        let patch = try Patch(text)
+        let diff = unifiedDiff(
+            from: solution, to: "one\ntwo\nTHREE\nfour\nfive\nsix\nseven\n", oldName: "Reference/Solution.swift",
+            newName: "Alternatives/x.swift")
+        let patch = try Patch((["Alternative: x", ""] + diff).joined(separator: "\n") + "\n")
         #expect(patch.header == ["Alternative: x", ""])
         #expect(try patch.apply(to: solution) == "one\ntwo\nTHREE\nfour\nfive\nsix\nseven\n")
         // Lines added above its change: it still applies, further down.
@@ -181,16 +174,16 @@ struct RunnerPartsTests {
 
     @Test("verify fails, naming the file, when a wrong answer passes or a solution or alternative fails")
     func verifyNamesTheVariantThatBreaksTheRule() throws {
-        let folder = URL(fileURLWithPath: "/repo/Chapters/Workshop/02-ManualState")
+        let exercise = try repositoryExercise(2)
         let fails = Fixture(name: "fail2").judgement
         let passes = Fixture(name: "pass5").judgement
         let wrong = Variant(
             kind: .wrongAnswer(mistake: "m", caughtBy: ["queueLearnsFinished"]),
-            file: folder.appendingPathComponent("WrongAnswers/only-is-finished.diff"))
+            file: exercise.wrongAnswers.appendingPathComponent("only-is-finished.diff"))
         let alternative = Variant(
-            kind: .alternative(style: "s"), file: folder.appendingPathComponent("Alternatives/keys-in-a-loop.diff"))
-        let solution = Variant(kind: .solution, file: folder.appendingPathComponent("Reference/Solution.swift"))
-        let stub = Variant(kind: .stub, file: folder.appendingPathComponent("Reference/Stub.swift"))
+            kind: .alternative(style: "s"), file: exercise.alternatives.appendingPathComponent("keys-in-a-loop.diff"))
+        let solution = Variant(kind: .solution, file: exercise.solution)
+        let stub = Variant(kind: .stub, file: exercise.stub)
 
         // Each breaks the rule: a line that names the exercise and the file.
         let broken: [(Variant, Judgement, String)] = [
@@ -201,45 +194,37 @@ struct RunnerPartsTests {
         ]
         var lines: [String] = []
         for (variant, judgement, path) in broken {
-            let line = try #require(variant.problemLine(exercise: 2, judgement: judgement))
+            let found = Verifier.problems(of: variant, in: exercise, judgement: judgement)
+            let line = try #require(found.first)
             #expect(line.hasPrefix("exercise 2, ") && line.contains(path), "\(line)")
-            lines.append(line)
+            lines += found
         }
-        // Each keeps it: no line.
+        // Each keeps it: no line about its verdict; but the recorded failures' messages (older
+        // than the hints) name no section of the hint, and verify says so, test by test.
         for (variant, judgement) in [(wrong, fails), (alternative, passes), (solution, passes), (stub, fails)] {
-            #expect(variant.problemLine(exercise: 2, judgement: judgement) == nil)
+            let found = Verifier.problems(of: variant, in: exercise, judgement: judgement)
+            #expect(found.count == judgement.failures.count && found.allSatisfy { $0.contains("fails with no hint") })
         }
-        #if os(macOS) || os(Linux)
-            let failed = Verifier.conclusion(of: lines, seconds: 1)
-            #expect(failed.status != 0)
-            for path in broken.map(\.2) {
-                #expect(failed.lines.contains { $0.contains(path) }, "verify's last lines do not name \(path)")
-            }
-            #expect(Verifier.conclusion(of: [], seconds: 1).status == 0)
-        #endif
+        let failed = Verifier.conclusion(of: lines, seconds: 1)
+        #expect(failed.status != 0)
+        for path in broken.map(\.2) {
+            #expect(failed.lines.contains { $0.contains(path) }, "verify's last lines do not name \(path)")
+        }
+        #expect(Verifier.conclusion(of: [], seconds: 1).status == 0)
     }
 
-    @Test("reset keeps at most ten versions of an exercise, the newest last; the same version once")
+    @Test("reset keeps the learner's version, in a file of its own each time")
     func keptVersions() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("workshop-kept-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let memory = Memory(folder: folder)
         let exercise = try repositoryExercise(2)
         let start = Date(timeIntervalSince1970: 1_800_000_000)
-        for version in 0..<12 {
-            try memory.keep(
-                Data("version \(version)".utf8), of: exercise, now: start.addingTimeInterval(Double(version)))
-        }
-        let kept = memory.keptVersions(of: exercise)
-        #expect(kept.count == Memory.keptVersions)
-        #expect(try String(contentsOf: kept.last!, encoding: .utf8) == "version 11")
-        #expect(try String(contentsOf: kept.first!, encoding: .utf8) == "version 2")
-        try memory.keep(Data("version 11".utf8), of: exercise, now: start.addingTimeInterval(100))
-        #expect(memory.keptVersions(of: exercise).count == Memory.keptVersions)
-        // Two versions in the same second both stay.
-        try memory.keep(Data("a".utf8), of: exercise, now: start.addingTimeInterval(200))
-        try memory.keep(Data("b".utf8), of: exercise, now: start.addingTimeInterval(200))
-        #expect(try String(contentsOf: memory.keptVersions(of: exercise).last!, encoding: .utf8) == "b")
+        let first = try memory.keep(Data("first".utf8), of: exercise, now: start)
+        let second = try memory.keep(Data("second".utf8), of: exercise, now: start.addingTimeInterval(1))
+        #expect(try String(contentsOf: first, encoding: .utf8) == "first")
+        #expect(try String(contentsOf: second, encoding: .utf8) == "second")
+        #expect(!second.path.contains(" ") && second.lastPathComponent.hasSuffix(exercise.file.lastPathComponent))
     }
 
     @Test("paths are printed so that they work from where the command was run")
