@@ -40,7 +40,7 @@ struct Exercise4Tests {
         // Its callback is held: the first operation must not end, nor the second start. At once,
         // then for a moment (a finish sent off with a delay lands within it, if it is short).
         let finishedAtOnce = await read { operations[0].isFinished } != false
-        let secondStartedEarly = finishedAtOnce ? secondSync.isRaised : await secondSync.raised(withinAMoment: 0.5)
+        let secondStartedEarly = finishedAtOnce ? secondSync.isRaised : !(await secondSync.staysLowered(for: 0.5))
         if finishedAtOnce || secondStartedEarly {
             Issue.record(
                 """

@@ -112,7 +112,7 @@ struct Exercise5Tests {
             return
         }
         // The operation may not finish while its task runs: look for a moment.
-        let finishedEarly = await finished.raised(withinAMoment: 0.3)
+        let finishedEarly = !(await finished.staysLowered(for: 0.3))
         cleanUpMayEnd.raise()
         #expect(
             !finishedEarly,
@@ -294,6 +294,48 @@ struct Exercise5Tests {
         }
     }
 
+    @Test("cancelled before main(), its task cancelled by main() while the work listens: main() holds no lock then")
+    func catchUpOutsideTheLock() async {
+        // Task.cancel() runs the work's cancellation handlers at once, on the thread that calls
+        // it: here main()'s, as it catches up with a cancel that came before the task existed.
+        // This work's handler cancels the operation again (as a queue's cancelAllOperations()
+        // would), so cancel() runs inside main()'s catch-up. main()'s look at isCancelled waits
+        // until the work listens, so that the catch-up is what runs the handler.
+        let watched = WeakOperation()
+        let listening = DispatchSemaphore(value: 0)
+        let probe = SleepProbe()
+        let (handlerCancels, handlersCancelReturned) = (Flag(), Flag())
+        let operation = WatchedWork(cancelling: .beforeMainOnceTheWorkListens(listening)) { () async throws -> String in
+            try await withTaskCancellationHandler {
+                listening.signal()
+                return try await probe.work()
+            } onCancel: {
+                handlerCancels.raise()
+                watched.operation?.cancel()
+                handlersCancelReturned.raise()
+            }
+        }
+        watched.operation = operation
+        OperationQueue().addOperation(operation)
+        guard await operation.mainReturned.wait(seconds: 5) else {
+            let seen =
+                !handlerCancels.isRaised
+                ? "the work's cancellation handler had not run"
+                : handlersCancelReturned.isRaised
+                    ? "the work's cancellation handler had run, and its cancel() of the operation had returned"
+                    : "the work's cancellation handler had run, and its cancel() of the operation had not returned"
+            Issue.record(
+                Comment(
+                    rawValue: """
+                        cancelled before main() ran, main() had not returned 5 s after the operation was queued; \
+                        \(seen). Task.cancel() runs the handlers at once: call it outside any lock (hint: "Forward \
+                        the cancel")
+                        """))
+            return
+        }
+        await Self.expectTheTaskHears(probe, operation, when: "cancelled just before main() ran, the work listening")
+    }
+
     @Test("cancelled once it has finished, it keeps its result")
     func cancelAfterFinish() async {
         let operation = AsyncWorkOperation { 6 * 7 }
@@ -401,6 +443,8 @@ final class SleepProbe: Sendable {
 
 /// The exercise's operation, cancelled at one exact point around `main()`:
 /// - `.beforeMain`: after `start()` decided to run it, just before `main()`;
+/// - `.beforeMainOnceTheWorkListens(s)`: the same, and `main()`'s first look at `isCancelled`
+///   waits until the work signals `s` (it listens for the cancel) before it answers;
 /// - `.afterLook(n)`: from another thread, right after `main()`'s n-th read of `isCancelled`,
 ///   which returns what it read before the cancel;
 /// - `.fromAnotherThreadAsMainRuns`: another thread's `cancel()` has marked it cancelled (the
@@ -414,6 +458,7 @@ final class WatchedWork: AsyncWorkOperation<String>, @unchecked Sendable {
         case beforeMain
         case afterLook(Int)
         case fromAnotherThreadAsMainRuns
+        case beforeMainOnceTheWorkListens(DispatchSemaphore)
     }
 
     let point: Point
@@ -423,6 +468,7 @@ final class WatchedWork: AsyncWorkOperation<String>, @unchecked Sendable {
     private let lock = NSLock()
     private var mainThread: ThreadIdentity?
     private var readsInMain = 0
+    private var waitedForTheWork = false
     private var sawFinished = false
     private var firstFinishedResult: Result<String, any Error>??
     private let inCancel = DispatchSemaphore(value: 0)
@@ -441,7 +487,7 @@ final class WatchedWork: AsyncWorkOperation<String>, @unchecked Sendable {
 
     override func main() {
         switch point {
-        case .beforeMain:
+        case .beforeMain, .beforeMainOnceTheWorkListens:
             cancel()
         case .fromAnotherThreadAsMainRuns:
             Thread {
@@ -481,6 +527,15 @@ final class WatchedWork: AsyncWorkOperation<String>, @unchecked Sendable {
     }
 
     override var isCancelled: Bool {
+        if case .beforeMainOnceTheWorkListens(let listening) = point,
+            lock.withLock({ () -> Bool in
+                guard mainThread == .current, !waitedForTheWork else { return false }
+                waitedForTheWork = true
+                return true
+            })
+        {
+            _ = listening.wait(timeout: .now() + 2 * boundStretch)  // at main()'s first look only
+        }
         let said = super.isCancelled
         guard case .afterLook(let look) = point else { return said }
         let cancelNow = lock.withLock { () -> Bool in

@@ -84,19 +84,22 @@ struct Exercise7Tests {
             """)
     }
 
-    @Test("two providers, one of them cancelled: still .ambiguousInput(providers: 2)")
+    @Test("two providers, one of them cancelled (first or second): still .ambiguousInput(providers: 2)")
     func severalProvidersOneCancelled() async {
         let done = Upstream(.success("done"))
         let cancelled = Upstream(.success("never delivered"))
         cancelled.cancel()
         #expect(await OperationQueue().runs([done, cancelled]))
-        let problem = resolveInput(String.self, from: [done, cancelled]).problem
-        #expect(
-            problem == "ambiguousInput(providers: 2)",
-            """
-            with two providers, one cancelled, the answer was \(problem ?? "an input"): count the providers first; \
-            a cancelled one is still one of them (hint: "Decide")
-            """)
+        // Both orders: "the provider" exists only when there is one, whichever comes first.
+        for (dependencies, which) in [([done, cancelled], "second"), ([cancelled, done], "first")] {
+            let problem = resolveInput(String.self, from: dependencies).problem
+            #expect(
+                problem == "ambiguousInput(providers: 2)",
+                """
+                with two providers, the \(which) one cancelled, the answer was \(problem ?? "an input"): count the \
+                providers first; a cancelled one is still one of them (hint: "Decide")
+                """)
+        }
     }
 
     @Test("a failed provider: .upstreamFailed")

@@ -7,6 +7,19 @@ import Testing
 
 @Suite("Exercise 10 — a task group that keeps at most N children running")
 struct Exercise10Tests {
+    #if os(macOS) || os(Linux)  // exit tests: Swift 6.2's, where a child process can run
+        @Test("width 0 is a mistake of the caller's: limitedMap stops the program, even with nothing to map")
+        func widthZeroTraps() async {
+            // No elements: without the precondition nothing else would fail, and it returns [].
+            await #expect(
+                processExitsWith: .failure,
+                "limitedMap([], width: 0) returned instead of stopping the program (the stub's precondition)"
+            ) {
+                _ = try await limitedMap([Int](), width: 0) { $0 }
+            }
+        }
+    #endif
+
     @Test("width 2, 8 jobs: at most 2 run at once, and all 8 finish")
     func atMostWidth() async {
         let gauge = ConcurrencyGauge()
