@@ -41,8 +41,9 @@ public enum Command: Equatable, Sendable {
                         (in copies of the repository: your files are never touched)
           sync          writes the exercises' Xcode schemes and the session table of
                         Chapters/Workshop/README.md
-          mutants [N…]  checks each mechanical variant of the solutions: those that change what the
-                        exercise asks must fail, the equivalent ones pass; prints each exercise's
+          mutants [N…]  checks each mechanical variant of what the solutions write over their stubs:
+                        those that change what the exercise asks must fail, the equivalent ones
+                        pass; prints each exercise's
                         score and the survivors. --list only lists them, --only TEXT checks those
                         whose name contains TEXT, --save writes the scores into the workshop's page
           equivalent N "NAME" "REASON"  records mutant NAME of exercise N as equivalent, because

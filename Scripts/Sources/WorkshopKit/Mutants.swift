@@ -82,6 +82,27 @@ public struct Mutant: Equatable, Sendable {
     }
 }
 
+extension Mutant {
+    /// The mutants of what a learner writes: those that change a line the solution adds to
+    /// `stub`, or a line in a function or accessor that holds one. The code the stub gives (a
+    /// getter, a queue hop, a declaration of locked state) is the exercise's, not the answer's;
+    /// a member the learner declares counts by its own lines. Rewrites are all kept.
+    public static func all(of solution: String, writtenOver stub: String) -> [Mutant] {
+        let text = SourceText(solution)
+        let written = SourceText.unmatched(
+            text.lines, against: stub.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
+        let types = Set(text.code.filter(SourceText.declaresType).compactMap(SourceText.declaredName))
+        let declarations = Set(written.map { text.owners[$0] }).subtracting(types).subtracting(["the file"])
+        return all(of: solution).filter { mutant in
+            let mutated = mutant.source.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            return mutant.isRewrite
+                || SourceText.unmatched(text.lines, against: mutated).contains {
+                    written.contains($0) || declarations.contains(text.owners[$0])
+                }
+        }
+    }
+}
+
 /// A Swift file as the mutation operators see it: its lines, the code of each (comment and
 /// string contents left out, so that brackets can be counted), and the statements found by
 /// matching brackets line by line.
@@ -437,6 +458,31 @@ struct SourceText {
     }
 
     /// Brackets opened minus brackets closed.
+    /// The indices of `lines` that a longest common subsequence with `other` leaves out: the
+    /// lines `other` changed or lacks.
+    static func unmatched(_ lines: [String], against other: [String]) -> Set<Int> {
+        var longest = Array(repeating: Array(repeating: 0, count: other.count + 1), count: lines.count + 1)
+        for i in lines.indices.reversed() {
+            for j in other.indices.reversed() {
+                longest[i][j] =
+                    lines[i] == other[j] ? longest[i + 1][j + 1] + 1 : max(longest[i + 1][j], longest[i][j + 1])
+            }
+        }
+        var left: Set<Int> = []
+        var (i, j) = (0, 0)
+        while i < lines.count {
+            if j < other.count, lines[i] == other[j] {
+                (i, j) = (i + 1, j + 1)
+            } else if j < other.count, longest[i][j + 1] >= longest[i + 1][j] {
+                j += 1
+            } else {
+                left.insert(i)
+                i += 1
+            }
+        }
+        return left
+    }
+
     static func net(_ code: String) -> Int {
         code.reduce(0) { $0 + ("{([".contains($1) ? 1 : "})]".contains($1) ? -1 : 0) }
     }

@@ -69,7 +69,8 @@ public struct EquivalentMutants: Sendable {
     /// gets a heading); throws if the solution has no such mutant.
     public static func record(_ name: String, because reason: String, of exercise: Exercise) throws {
         let solution = try String(contentsOf: exercise.solution, encoding: .utf8)
-        guard Mutant.all(of: solution).contains(where: { $0.name == name }) else {
+        let stub = try String(contentsOf: exercise.stub, encoding: .utf8)
+        guard Mutant.all(of: solution, writtenOver: stub).contains(where: { $0.name == name }) else {
             throw WorkshopError(
                 "exercise \(exercise.number) has no mutant `\(name)` (`mutants \(exercise.number) --list` names them)")
         }

@@ -323,9 +323,11 @@ final class Runner {
         let chosen = numbers.isEmpty ? workshop.exercises : numbers.compactMap(workshop.exercise)
         func mutants(of exercise: Exercise) throws -> (String, [Mutant], EquivalentMutants) {
             let solution = try String(contentsOf: exercise.solution, encoding: .utf8)
+            let stub = try String(contentsOf: exercise.stub, encoding: .utf8)
             let listed = EquivalentMutants.read(exercise)
             for problem in listed.problems { terminal.say("  Reference/EquivalentMutants.md: \(problem)") }
-            return (solution, Mutant.all(of: solution).filter { only.map($0.name.contains) ?? true }, listed)
+            let written = Mutant.all(of: solution, writtenOver: stub)
+            return (solution, written.filter { only.map($0.name.contains) ?? true }, listed)
         }
         if list {
             for exercise in chosen {

@@ -95,6 +95,24 @@ struct MutantsTests {
         #expect(unlocked.contains("private let lock = NoLock()") && unlocked.contains("final class NoLock"))
     }
 
+    @Test("only what the learner writes is mutated: the functions where the solution differs from the stub")
+    func writtenOverTheStub() {
+        // The stub gives notify() and the state; the learner writes add()'s locked block.
+        let stub = Self.source.replacingOccurrences(of: "            count += amount\n", with: "")
+        let names = Mutant.all(of: Self.source, writtenOver: stub).map(\.name)
+        #expect(names.contains("delete in add: count += amount"))
+        #expect(names.contains("out of the lock in add: count += 0"), "a given line of the learner's function")
+        #expect(names.contains("rewrite: self. before each member"))
+        for given in [
+            "drop the queue hop in notify: DispatchQueue.global().async { … }", "time limit in notify: done.wait()",
+            "recursive lock in Counter: private let lock = NSLock()", "no lock for lock in Counter",
+        ] {
+            #expect(!names.contains(given), "\(given)\n\(names.joined(separator: "\n"))")
+        }
+        let untouched = Mutant.all(of: Self.source, writtenOver: Self.source)
+        #expect(untouched.allSatisfy { $0.isRewrite }, "nothing written")
+    }
+
     #if os(Linux)
         @Test("every mutant of the example compiles but a few; the rewrites always do", .timeLimit(.minutes(2)))
         func rewritesCompile() throws {
@@ -153,7 +171,7 @@ struct MutantsTests {
 
     @Test("`equivalent N NAME REASON` records a mutant of the solution, once, in the file the score reads")
     func recordAnEquivalent() throws {
-        // A repository with one exercise: its folder, its file, its solution (exercise 8's).
+        // A repository with one exercise: its folder, its file, its stub and solution (exercise 8's).
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("equivalent-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
         let folder = root.appendingPathComponent("Chapters/Workshop/08-Coordinators")
@@ -165,8 +183,10 @@ struct MutantsTests {
             to: root.appendingPathComponent("Chapters/Workshop/Package.swift"), atomically: true, encoding: .utf8)
         try "".write(to: folder.appendingPathComponent("Exercise8/A.swift"), atomically: true, encoding: .utf8)
         let solution = try String(contentsOf: try repositoryExercise(8).solution, encoding: .utf8)
+        let stub = try String(contentsOf: try repositoryExercise(8).stub, encoding: .utf8)
         try solution.write(
             to: folder.appendingPathComponent("Reference/Solution.swift"), atomically: true, encoding: .utf8)
+        try stub.write(to: folder.appendingPathComponent("Reference/Stub.swift"), atomically: true, encoding: .utf8)
         let exercise = try #require(try Workshop(root: root).exercise(8))
         let name = try #require(Mutant.all(of: solution).first { $0.name.hasPrefix("swap in complete") }).name
         try EquivalentMutants.record(name, because: "the count is read only after both.", of: exercise)
