@@ -183,23 +183,27 @@ struct Exercise2Tests {
         "another thread reads the getters all along, ordered with finish() by nothing but the lock: the race detector's run sees state touched outside it"
     )
     func gettersReadAllAlong() async {
-        // A reader thread reads isExecuting and isFinished in a loop from before start() until
-        // after finish(). Only relaxed counts pass between it and the operation's threads: they
-        // order nothing for ThreadSanitizer, so the reader's reads and finish()'s writes are
+        // Two reader threads, one per getter, read in a loop from before start() until after
+        // finish(). Only relaxed counts pass between them and the operation's threads: they
+        // order nothing for ThreadSanitizer, so the readers' reads and finish()'s writes are
         // ordered by the operation's lock or not at all. At each of finish()'s calls, finish()
-        // waits until the reader has read twice more: a read falls between each two of its
-        // steps, whatever the machine's timing.
-        let reads = UnorderedCount()
+        // waits until each reader has read twice more: a read of each falls between each two of
+        // its steps, whatever the machine's timing. (One getter per thread: the two flags share
+        // a word of ThreadSanitizer's memory, which keeps only a few accesses to it; a reader of
+        // both could push finish()'s write out before its next read of the other flag.)
+        let reads = [UnorderedCount(), UnorderedCount()]
         let stop = UnorderedCount()
         let operation = PausedAtEachCall(reads: reads)
-        let readerStopped = Flag()
-        Thread {
-            while stop.value == 0 {
-                _ = (operation.isExecuting, operation.isFinished)
-                reads.increment()
-            }
-            readerStopped.raise()
-        }.start()
+        let readersStopped = Counter(target: 2)
+        for (getter, count) in zip([\Operation.isExecuting, \Operation.isFinished], reads) {
+            Thread {
+                while stop.value == 0 {
+                    _ = operation[keyPath: getter]
+                    count.increment()
+                }
+                readersStopped.increment()
+            }.start()
+        }
         defer { stop.increment() }
         Thread { operation.start() }.start()
         guard await operation.mainCalled.wait(seconds: 5) else {
@@ -215,9 +219,9 @@ struct Exercise2Tests {
         }.start()
         guard await finishReturned.wait(seconds: 10) else { return }  // finishReturns says where it waits
         stop.increment()
-        guard await readerStopped.wait(seconds: 5) else {
+        guard await readersStopped.waitForTarget(seconds: 5) else {
             Issue.record(
-                "once finish() had returned, a thread reading isExecuting and isFinished was still waiting 5 s later: is the lock the getters take still held? (hint: \"Outside the lock\")"
+                "once finish() had returned, a thread reading isExecuting or isFinished was still waiting 5 s later: is the lock the getters take still held? (hint: \"Outside the lock\")"
             )
             return
         }
@@ -312,15 +316,15 @@ private final class WatchedOperation: AnnouncingOperation, @unchecked Sendable {
 }
 
 /// An operation whose `main()` only says it was called, so that a test calls `finish()` when it
-/// chooses; at each of its announcements it waits until a reader thread has read the getters
-/// twice more (`reads`), at most a second each time (then no more: the reader is stuck).
+/// chooses; at each of its announcements it waits until each reader thread has read its getter
+/// twice more (`reads`), at most a second each time (then no more: a reader is stuck).
 private final class PausedAtEachCall: AnnouncingOperation, @unchecked Sendable {
     // @unchecked Sendable: a flag and a count, thread-safe; `watch` set in init.
     let mainCalled = Flag()
-    private let reads: UnorderedCount
+    private let reads: [UnorderedCount]
     private var watch: AnnouncementWatch?
 
-    init(reads: UnorderedCount) {
+    init(reads: [UnorderedCount]) {
         self.reads = reads
         super.init()
         let gaveUp = UnorderedCount()
@@ -328,9 +332,9 @@ private final class PausedAtEachCall: AnnouncingOperation, @unchecked Sendable {
         // never takes it, so it orders nothing between the reader and them.
         watch = AnnouncementWatch(of: self, readsGetters: false) { _ in
             guard gaveUp.value == 0 else { return }
-            let target = reads.value + 2
+            let targets = reads.map { $0.value + 2 }
             let deadline = DispatchTime.now() + boundStretch
-            while reads.value < target {
+            while zip(reads, targets).contains(where: { $0.value < $1 }) {
                 guard DispatchTime.now() < deadline else { return gaveUp.increment() }
                 usleep(50)
             }
