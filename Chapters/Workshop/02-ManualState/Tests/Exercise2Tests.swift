@@ -183,53 +183,60 @@ struct Exercise2Tests {
         "another thread reads the getters all along, ordered with finish() by nothing but the lock: the race detector's run sees state touched outside it"
     )
     func gettersReadAllAlong() async {
-        // Two reader threads, one per getter, read in a loop from before start() until after
-        // finish(). Only relaxed counts pass between them and the operation's threads: they
-        // order nothing for ThreadSanitizer, so the readers' reads and finish()'s writes are
-        // ordered by the operation's lock or not at all. At each of finish()'s calls, finish()
-        // waits until each reader has read twice more: a read of each falls between each two of
-        // its steps, whatever the machine's timing. (One getter per thread: the two flags share
-        // a word of ThreadSanitizer's memory, which keeps only a few accesses to it; a reader of
-        // both could push finish()'s write out before its next read of the other flag.)
-        let reads = [UnorderedCount(), UnorderedCount()]
+        // One operation per getter: a reader thread reads that getter in a loop from before
+        // start() until after finish(). Only relaxed counts pass between it and the operation's
+        // threads: they order nothing for ThreadSanitizer, so its reads and finish()'s writes
+        // are ordered by the operation's lock or not at all. At each of finish()'s calls,
+        // finish() waits until the reader has read twice more: a read falls between each two
+        // of its steps, whatever the machine's timing. (One getter at a time: the two flags
+        // share a word of ThreadSanitizer's memory, which keeps only four accesses to it; reads
+        // of the other flag could push finish()'s write out before the reader reads again.)
+        for getter in [\Operation.isExecuting, \Operation.isFinished] {
+            guard await Self.readAllAlong(getter) else { return }
+        }
+    }
+
+    /// One run of `gettersReadAllAlong`, its reader reading `getter`; false, with the problem
+    /// recorded, if it went wrong.
+    static func readAllAlong(_ getter: KeyPath<Operation, Bool> & Sendable) async -> Bool {
+        let reads = UnorderedCount()
         let stop = UnorderedCount()
         let operation = PausedAtEachCall(reads: reads)
-        let readersStopped = Counter(target: 2)
-        for (getter, count) in zip([\Operation.isExecuting, \Operation.isFinished], reads) {
-            Thread {
-                while stop.value == 0 {
-                    _ = operation[keyPath: getter]
-                    count.increment()
-                }
-                readersStopped.increment()
-            }.start()
-        }
+        let readerStopped = Flag()
+        Thread {
+            while stop.value == 0 {
+                _ = operation[keyPath: getter]
+                reads.increment()
+            }
+            readerStopped.raise()
+        }.start()
         defer { stop.increment() }
         Thread { operation.start() }.start()
         guard await operation.mainCalled.wait(seconds: 5) else {
             Issue.record(
                 "5 s after start() was called, it had not called main(): does start() still call main()? (hint: \"Announce each change\")"
             )
-            return
+            return false
         }
         let finishReturned = Flag()
         Thread {
             operation.finish()
             finishReturned.raise()
         }.start()
-        guard await finishReturned.wait(seconds: 10) else { return }  // finishReturns says where it waits
+        guard await finishReturned.wait(seconds: 10) else { return false }  // finishReturns says where it waits
         stop.increment()
-        guard await readersStopped.waitForTarget(seconds: 5) else {
+        guard await readerStopped.wait(seconds: 5) else {
             Issue.record(
-                "once finish() had returned, a thread reading isExecuting or isFinished was still waiting 5 s later: is the lock the getters take still held? (hint: \"Outside the lock\")"
+                "once finish() had returned, a thread reading the getters was still waiting 5 s later: is the lock they take still held? (hint: \"Outside the lock\")"
             )
-            return
+            return false
         }
         let state = await read { (operation.isFinished, operation.isExecuting) }
         #expect(
             state?.0 == true && state?.1 == false,
             "once finish() had returned, the operation\(Self.said(state)): finished, and no longer executing (hint: \"Announce each change\")"
         )
+        return true
     }
 
     /// ", which said isFinished = …, isExecuting = …" for what the getters said, or that they did not answer.
@@ -316,15 +323,15 @@ private final class WatchedOperation: AnnouncingOperation, @unchecked Sendable {
 }
 
 /// An operation whose `main()` only says it was called, so that a test calls `finish()` when it
-/// chooses; at each of its announcements it waits until each reader thread has read its getter
-/// twice more (`reads`), at most a second each time (then no more: a reader is stuck).
+/// chooses; at each of its announcements it waits until a reader thread has read a getter
+/// twice more (`reads`), at most a second each time (then no more: the reader is stuck).
 private final class PausedAtEachCall: AnnouncingOperation, @unchecked Sendable {
     // @unchecked Sendable: a flag and a count, thread-safe; `watch` set in init.
     let mainCalled = Flag()
-    private let reads: [UnorderedCount]
+    private let reads: UnorderedCount
     private var watch: AnnouncementWatch?
 
-    init(reads: [UnorderedCount]) {
+    init(reads: UnorderedCount) {
         self.reads = reads
         super.init()
         let gaveUp = UnorderedCount()
@@ -332,9 +339,9 @@ private final class PausedAtEachCall: AnnouncingOperation, @unchecked Sendable {
         // never takes it, so it orders nothing between the reader and them.
         watch = AnnouncementWatch(of: self, readsGetters: false) { _ in
             guard gaveUp.value == 0 else { return }
-            let targets = reads.map { $0.value + 2 }
+            let target = reads.value + 2
             let deadline = DispatchTime.now() + boundStretch
-            while zip(reads, targets).contains(where: { $0.value < $1 }) {
+            while reads.value < target {
                 guard DispatchTime.now() < deadline else { return gaveUp.increment() }
                 usleep(50)
             }
