@@ -4,6 +4,10 @@ import Foundation
 import TestSupport
 import Testing
 
+#if canImport(Synchronization)
+    import Synchronization
+#endif
+
 // kvo pairs checked by hand: the calls named here are in messages to the learner, and the
 // watching subclass passes each of the learner's own calls on unchanged.
 @Suite("Exercise 2 — finish() announces its changes")
@@ -175,6 +179,66 @@ struct Exercise2Tests {
         )
     }
 
+    @Test(
+        "another thread reads the getters all along, ordered with finish() by nothing but the lock: the race detector's run sees state touched outside it"
+    )
+    func gettersReadAllAlong() async {
+        // One operation per getter: a reader thread reads that getter in a loop from before
+        // start() until after finish(). Only relaxed counts pass between it and the operation's
+        // threads: they order nothing for ThreadSanitizer, so its reads and finish()'s writes
+        // are ordered by the operation's lock or not at all. At each of finish()'s calls,
+        // finish() waits until the reader has read twice more: a read falls between each two
+        // of its steps, whatever the machine's timing. (One getter at a time: the two flags
+        // share a word of ThreadSanitizer's memory, which keeps only four accesses to it; reads
+        // of the other flag could push finish()'s write out before the reader reads again.)
+        for getter in [\Operation.isExecuting, \Operation.isFinished] {
+            guard await Self.readAllAlong(getter) else { return }
+        }
+    }
+
+    /// One run of `gettersReadAllAlong`, its reader reading `getter`; false, with the problem
+    /// recorded, if it went wrong.
+    static func readAllAlong(_ getter: KeyPath<Operation, Bool> & Sendable) async -> Bool {
+        let reads = UnorderedCount()
+        let stop = UnorderedCount()
+        let operation = PausedAtEachCall(reads: reads)
+        let readerStopped = Flag()
+        Thread {
+            while stop.value == 0 {
+                _ = operation[keyPath: getter]
+                reads.increment()
+            }
+            readerStopped.raise()
+        }.start()
+        defer { stop.increment() }
+        Thread { operation.start() }.start()
+        guard await operation.mainCalled.wait(seconds: 5) else {
+            Issue.record(
+                "5 s after start() was called, it had not called main(): does start() still call main()? (hint: \"Announce each change\")"
+            )
+            return false
+        }
+        let finishReturned = Flag()
+        Thread {
+            operation.finish()
+            finishReturned.raise()
+        }.start()
+        guard await finishReturned.wait(seconds: 10) else { return false }  // finishReturns says where it waits
+        stop.increment()
+        guard await readerStopped.wait(seconds: 5) else {
+            Issue.record(
+                "once finish() had returned, a thread reading the getters was still waiting 5 s later: is the lock they take still held? (hint: \"Outside the lock\")"
+            )
+            return false
+        }
+        let state = await read { (operation.isFinished, operation.isExecuting) }
+        #expect(
+            state?.0 == true && state?.1 == false,
+            "once finish() had returned, the operation\(Self.said(state)): finished, and no longer executing (hint: \"Announce each change\")"
+        )
+        return true
+    }
+
     /// ", which said isFinished = …, isExecuting = …" for what the getters said, or that they did not answer.
     static func said(_ state: (Bool, Bool)?) -> String {
         guard let (finished, executing) = state else { return ", whose getters did not answer within 2 s" }
@@ -256,4 +320,80 @@ private final class WatchedOperation: AnnouncingOperation, @unchecked Sendable {
             AnnouncementWatch.announce(.did, key, by: self) { super.didChangeValue(forKey: key) }
         }
     #endif
+}
+
+/// An operation whose `main()` only says it was called, so that a test calls `finish()` when it
+/// chooses; at each of its announcements it waits until a reader thread has read a getter
+/// twice more (`reads`), at most a second each time (then no more: the reader is stuck).
+private final class PausedAtEachCall: AnnouncingOperation, @unchecked Sendable {
+    // @unchecked Sendable: a flag and a count, thread-safe; `watch` set in init.
+    let mainCalled = Flag()
+    private let reads: UnorderedCount
+    private var watch: AnnouncementWatch?
+
+    init(reads: UnorderedCount) {
+        self.reads = reads
+        super.init()
+        let gaveUp = UnorderedCount()
+        // The watch takes a lock of its own, but only on the announcing threads: the reader
+        // never takes it, so it orders nothing between the reader and them.
+        watch = AnnouncementWatch(of: self, readsGetters: false) { _ in
+            guard gaveUp.value == 0 else { return }
+            let target = reads.value + 2
+            let deadline = DispatchTime.now() + boundStretch
+            while reads.value < target {
+                guard DispatchTime.now() < deadline else { return gaveUp.increment() }
+                usleep(50)
+            }
+        }
+    }
+
+    override func main() { mainCalled.raise() }
+
+    #if !os(Linux)
+        // NSObject's methods, which a subclass can override on a Mac (on Linux, TestSupport sees
+        // the calls without them).
+        override func willChangeValue(forKey key: String) {
+            AnnouncementWatch.announce(.will, key, by: self) { super.willChangeValue(forKey: key) }
+        }
+
+        override func didChangeValue(forKey key: String) {
+            AnnouncementWatch.announce(.did, key, by: self) { super.didChangeValue(forKey: key) }
+        }
+    #endif
+}
+
+/// A count that threads share with no ordering between them: a relaxed atomic, which
+/// ThreadSanitizer does not count as ordering (a lock or a semaphore would be), so two threads
+/// that only share this stay unordered for it. Before macOS 15 (no `Synchronization`), a lock:
+/// the test still runs, but the race detector sees less.
+private final class UnorderedCount: Sendable {
+    private let atomic: (any Sendable)?
+    private let locked = NSLock()
+    // nonisolated(unsafe): only touched under `locked`, and only where `atomic` is nil.
+    nonisolated(unsafe) private var count = 0
+
+    init() {
+        if #available(macOS 15, iOS 18, *) { atomic = RelaxedCount() } else { atomic = nil }
+    }
+
+    var value: Int {
+        if #available(macOS 15, iOS 18, *), let atomic = atomic as? RelaxedCount {
+            return atomic.count.load(ordering: .relaxed)
+        }
+        return locked.withLock { count }
+    }
+
+    func increment() {
+        if #available(macOS 15, iOS 18, *), let atomic = atomic as? RelaxedCount {
+            atomic.count.add(1, ordering: .relaxed)
+            return
+        }
+        locked.withLock { count += 1 }
+    }
+}
+
+@available(macOS 15, iOS 18, *)
+private final class RelaxedCount: Sendable {
+    let count = Atomic<Int>(0)
 }

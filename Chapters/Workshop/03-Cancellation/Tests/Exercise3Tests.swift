@@ -184,7 +184,7 @@ struct Exercise3Tests {
         // Its work is still held: nothing may say it is over. A cancel() that finishes at once
         // says so before it returns; one that finishes a moment later, within the moment.
         let finishedAtOnce = await read { operation.isFinished } == true
-        let dependentEarly = finishedAtOnce ? true : await dependentRan.raised(withinAMoment: 0.2)
+        let dependentEarly = finishedAtOnce ? true : !(await dependentRan.staysLowered(for: 0.2))
         operation.release()
         if finishedAtOnce || dependentEarly {
             Issue.record(
@@ -327,10 +327,36 @@ struct Exercise3Tests {
         }
     }
 
+    @Test("not cancelled: start() announces \"isExecuting\" — its will, the change, its did — before it calls main()")
+    func announcesBeforeMain() async {
+        guard AnnouncementWatch.seesAnnouncements else {
+            Issue.record(
+                "this build cannot see announcements (an optimised build?): check the exercise in a debug build")
+            return
+        }
+        // main() starts the work, which may finish at once: by then the queue must know that
+        // the operation is executing (Foundation's own start() announces it before main()).
+        let operation = WatchedOperation()
+        guard let watch = await Self.start(operation, cancelled: false),
+            let atMain = operation.callsWhenMainBegan
+        else { return }  // notCancelledRuns says why main() never ran
+        // Whether that did came after the change, announcesWhenNotCancelled says.
+        guard !atMain.contains(where: { $0.change == .did && $0.key == "isExecuting" }) else { return }
+        let before = atMain.isEmpty ? "none" : atMain.map { "#\($0.number) \($0)" }.joined(separator: ", ")
+        Issue.record(
+            Comment(
+                rawValue: """
+                    start() called main() before it announced that the operation is executing: when main() began, \
+                    start() had made these calls: \(before) — no didChangeValue(forKey: "isExecuting") yet. Calls \
+                    seen: \(watch.calls(threads: operation.threadNames)). Announce "isExecuting" (will, change, did), \
+                    then call main() (hint: "Look first")
+                    """))
+    }
+
     /// Calls `start()` by hand, on a thread of its own, watching what it announces; the watch,
     /// or nil (with the reason recorded) if start() did not return.
-    fileprivate static func start(_ operation: WatchedOperation) async -> AnnouncementWatch? {
-        let watch = AnnouncementWatch(of: operation)
+    fileprivate static func start(_ operation: WatchedOperation, cancelled: Bool = true) async -> AnnouncementWatch? {
+        let watch = operation.watched()
         let returned = await blockingCall(within: 5 + watch.getterPatience) {
             operation.name(.current, "the thread that ran start()")
             operation.start()
@@ -340,9 +366,9 @@ struct Exercise3Tests {
             Issue.record(
                 Comment(
                     rawValue: """
-                        start() never returned for a cancelled operation\(stuck). Calls seen: \
+                        start() never returned for \(cancelled ? "a cancelled" : "an") operation\(stuck). Calls seen: \
                         \(watch.calls(threads: operation.threadNames)). Is it waiting for a lock it holds? (hint: \
-                        "Finish without running")
+                        "\(cancelled ? "Finish without running" : "Look first")")
                         """))
             return nil
         }
@@ -385,13 +411,16 @@ struct Exercise3Tests {
 /// `whenStartLooks` runs once, right after the first read of `isCancelled` on the thread that
 /// runs `start()` (named so), before that read returns what it saw.
 private final class WatchedOperation: CancelAwareOperation, @unchecked Sendable {
-    // @unchecked Sendable: a flag, `threads` and `looked` under `lock`, and settings made in init.
+    // @unchecked Sendable: a flag; `threads`, `looked`, `watch` and `atMain` under `lock`; settings
+    // made in init.
     let mainRan = Flag()
     private let saysCancelled: Bool
     private let whenStartLooks: (@Sendable () -> Void)?
     private let lock = NSLock()
     private var threads: [ThreadIdentity: String] = [:]
     private var looked = false
+    private var watch: AnnouncementWatch?
+    private var atMain: [AnnouncementWatch.Event]?
 
     init(saysCancelled: Bool = false, whenStartLooks: (@Sendable () -> Void)? = nil) {
         self.saysCancelled = saysCancelled
@@ -404,6 +433,16 @@ private final class WatchedOperation: CancelAwareOperation, @unchecked Sendable 
     var startLooked: Bool { lock.withLock { looked } }
 
     func name(_ thread: ThreadIdentity, _ name: String) { lock.withLock { threads[thread] = name } }
+
+    /// A watch of every call from now on, which `main()` looks at as it begins.
+    func watched() -> AnnouncementWatch {
+        let watch = AnnouncementWatch(of: self)
+        lock.withLock { self.watch = watch }
+        return watch
+    }
+
+    /// The calls the watch (`watched()`) had seen when `main()` began; nil if it never did.
+    var callsWhenMainBegan: [AnnouncementWatch.Event]? { lock.withLock { atMain } }
 
     override var isCancelled: Bool {
         let said = saysCancelled || super.isCancelled
@@ -420,6 +459,7 @@ private final class WatchedOperation: CancelAwareOperation, @unchecked Sendable 
     }
 
     override func main() {
+        lock.withLock { atMain = watch?.events ?? [] }
         mainRan.raise()
         finish()
     }
