@@ -119,28 +119,28 @@ public struct DataRace: Equatable, Sendable {
 
     /// Whether this is ThreadSanitizer's known false report of Swift's `Mutex` on Linux, which
     /// hands a contended lock over inside the kernel, unseen (Chapters/Workshop/README.md, "`Mutex`
-    /// on Linux"): each of the two accesses' innermost frame in a workshop file is the closure
-    /// given to `withLock` (inlined: no frame of Synchronization shows), called with no frame
-    /// between by the function around it, or that function itself, at a line that calls
-    /// `withLock` in a file that imports Synchronization. `source` reads a file.
+    /// on Linux"): each of the two accesses' innermost frame in a workshop file is at a line that
+    /// calls `withLock`, in a file that imports Synchronization — the closure given to it was
+    /// inlined there, and no frame of Synchronization shows — or is that closure, called with no
+    /// frame between by the function around it, at such a line. `source` reads a file.
     public func isMutexHandOff(source: (String) -> String?) -> Bool {
-        accesses.count >= 2
+        func callsWithLock(_ frame: Backtrace.Frame) -> Bool {
+            guard let file = frame.file, let line = frame.line,
+                let lines = source(file)?.split(separator: "\n", omittingEmptySubsequences: false)
+            else { return false }
+            return lines.contains { $0.hasPrefix("import Synchronization") } && line <= lines.count
+                && lines[line - 1].contains("withLock")
+        }
+        return accesses.count >= 2
             && accesses.prefix(2).allSatisfy { access in
                 guard let index = access.frames.firstIndex(where: { $0.file?.contains("/Chapters/Workshop/") == true })
                 else { return false }
-                var call = access.frames[index]
-                if call.function.hasPrefix("closure #"), index + 1 < access.frames.count {
-                    let caller = access.frames[index + 1]
-                    guard caller.file == call.file, call.function.hasSuffix(" in " + caller.function) else {
-                        return false
-                    }
-                    call = caller
-                }
-                guard let file = call.file, let line = call.line,
-                    let lines = source(file)?.split(separator: "\n", omittingEmptySubsequences: false)
-                else { return false }
-                return lines.contains { $0.hasPrefix("import Synchronization") } && line <= lines.count
-                    && lines[line - 1].contains("withLock")
+                let call = access.frames[index]
+                if callsWithLock(call) { return true }
+                guard call.function.hasPrefix("closure #"), index + 1 < access.frames.count else { return false }
+                let caller = access.frames[index + 1]
+                return caller.file == call.file && call.function.hasSuffix(" in " + caller.function)
+                    && callsWithLock(caller)
             }
     }
 

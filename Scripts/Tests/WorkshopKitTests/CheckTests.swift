@@ -38,6 +38,19 @@ struct CheckTests {
         #expect(races.allSatisfy { !$0.isMutexHandOff { _ in withoutMutex } })
     }
 
+    @Test("a Mutex whose withLock closure is inlined at its call (a fresh attendee's exercise 8): set aside too")
+    func mutexHandOffInlined() throws {
+        // One access's innermost frame in the learner's file is the callback at the withLock
+        // line (36) itself, the other the closure inside it (lines 38 and 39).
+        let (races, source) = try Self.races("race8mutexinline")
+        #expect(races.count == 4)
+        for race in races {
+            #expect(race.isMutexHandOff { _ in source }, "\(race.accesses.map { $0.frames.prefix(2) })")
+        }
+        let withoutMutex = source.replacingOccurrences(of: "import Synchronization", with: "")
+        #expect(races.allSatisfy { !$0.isMutexHandOff { _ in withoutMutex } })
+    }
+
     @Test("a real race beside a Mutex (the count outside it) still fails the check, at the learner's line")
     func realRaceBesideAMutexKept() throws {
         // The slots in a Mutex, the count written outside any lock (line 45).
