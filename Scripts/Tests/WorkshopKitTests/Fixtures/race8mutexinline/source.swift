@@ -1,4 +1,4 @@
-// INTENT: right
+// swift-format-ignore-file
 // STYLE: Mutex from Synchronization (Linux; macOS 15+) guarding a struct of slots; an enum per slot; guard for the empty list.
 // WHY: the state (one slot per operation, the remaining count) is created before any operation starts; each callback
 //      fills its own slot once under the mutex (a second call finds it done and returns nil), and the call that fills
