@@ -198,6 +198,44 @@ func blockUntilFinished(_ operation: Operation) {
     operation.waitUntilFinished()
 }
 
+/// Raised just before an operation's `start()` is called, on the thread that calls it, which
+/// it remembers (on Linux) to ask the kernel whether that thread is blocked.
+final class StartMark: Sendable {
+    let signal = Signal()
+    private let starter = Locked<KernelThread?>(nil)
+
+    func raise() {
+        starter.withLock { $0 = KernelThread.current }
+        signal.raise()
+    }
+
+    var thread: KernelThread? { starter.current }
+}
+
+/// A thread of this process as Linux names it ("1234/task/1240"); nil elsewhere.
+struct KernelThread: Sendable {
+    let path: String
+
+    /// The calling thread.
+    static var current: KernelThread? {
+        #if os(Linux)
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")).map(KernelThread.init)
+        #else
+            nil
+        #endif
+    }
+
+    /// Whether the kernel says the thread sleeps (`S` or `D` in its stat, `man 5 proc`): blocked
+    /// in a wait. False while it runs, or once it has ended.
+    var isBlocked: Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(path)/stat", encoding: .utf8),
+            let name = stat.lastIndex(of: ")"),
+            let state = stat[name...].dropFirst(2).first
+        else { return false }
+        return state == "S" || state == "D"
+    }
+}
+
 /// What the kit saw of a cancelled operation's `isExecuting` while it started.
 enum ExecutingSeen {
     /// It said it was executing, at that moment.
@@ -216,10 +254,10 @@ extension Checker {
     /// of the kit's reads them all along too. On Darwin, the key-value observer heard every
     /// announcement. The subject must have been attached with `holdable: true`.
     ///
-    /// `start` starts the operation, and raises the signal it is given just before `start()`
-    /// is called: once the operation has stopped, or said it is executing or finished, the kit
-    /// lets go of the lock.
-    func watchExecuting(_ subject: Subject, _ run: ClauseRun, starting start: (Signal) -> Void) -> ExecutingSeen {
+    /// `start` starts the operation, and raises the mark it is given on the thread that calls
+    /// `start()`, just before: once the operation has stopped, or said it is executing or
+    /// finished, the kit lets go of the lock.
+    func watchExecuting(_ subject: Subject, _ run: ClauseRun, starting start: (StartMark) -> Void) -> ExecutingSeen {
         let operation = subject.operation
         let seen = Locked<StateSample?>(nil)
         let done = Signal()
@@ -230,28 +268,53 @@ extension Checker {
                 run.note("Foundation's lock of the operation could not be held: its isExecuting was sampled instead")
             }
         #endif
-        // The sampler: reads the getters until the operation says it finished.
+        // The sampler: reads the getters until the operation says it finished. While the kit
+        // holds Foundation's lock it rests a little between reads: the operation stops at the
+        // hold anyway, and a reader that takes the operation's own lock again and again would
+        // keep the operation waiting for it (a mutex is not fair), short of the hold.
+        let samples = Locked(0)
+        #if os(Linux)
+            let rest = hold == nil ? 0 : 0.0002
+        #else
+            let rest = 0.0
+        #endif
         onKitThread("OperationContract.sampler") {
             defer { done.raise() }
             while Date() < deadline {
                 let state = StateSample(of: operation)
                 if state.isExecuting { seen.withLock { $0 = $0 ?? state } }
                 if state.isFinished { return }
+                samples.withLock { $0 += 1 }
+                if rest > 0 { Thread.sleep(forTimeInterval: rest) }
             }
         }
-        let began = Signal()
+        let began = StartMark()
         start(began)
         #if os(Linux)
             if let hold {
                 // Stopped where Foundation reads the getters: it says executing or finished
-                // there. Held until the sampler has seen it say one of them (progress, not a
-                // moment: on a loaded machine the operation's thread or the sampler may not
-                // run for a while, and a release before the sampler looked lets "executing" go
-                // unseen). An operation that announces while it holds its own lock keeps its
-                // getters waiting, and one that stops at an earlier call into Foundation's
-                // lock says neither: only the bound ends those.
-                _ = run.wait(began, patience)
-                _ = run.until(patience) { seen.current != nil || done.isRaised }
+                // there, or neither if it stopped at an earlier call into Foundation's lock.
+                // Held until the sampler has seen it say one of them, or until its thread is
+                // blocked and the sampler has read the getters since (progress, not a moment:
+                // on a loaded machine either thread may not run for a while, and a release
+                // before the sampler looked lets "executing" go unseen). An operation that
+                // announces while it holds its own lock keeps the sampler waiting: only the
+                // bound ends that.
+                _ = run.wait(began.signal, patience)
+                var blocked: (polls: Int, samples: Int)?
+                _ = run.until(patience) {
+                    if seen.current != nil || done.isRaised { return true }
+                    guard began.thread?.isBlocked == true else {
+                        blocked = nil
+                        return false
+                    }
+                    let since = blocked ?? (0, samples.current)
+                    blocked = (since.polls + 1, since.samples)
+                    // Blocked at three looks in a row, with two whole reads of the getters
+                    // since the first: not waiting for the lock the getters take, which the
+                    // resting sampler leaves free nearly all the time.
+                    return since.polls + 1 >= 3 && samples.current >= since.samples + 2
+                }
                 hold.release()
             }
         #endif
@@ -285,8 +348,9 @@ extension StateSample {
 
 extension Checker {
     /// Lets a suspended `queue` start its operation; `began` is raised just before the queue
-    /// calls `start()`.
-    func start(_ queue: StartingQueue, signalling began: Signal) {
+    /// calls `start()`, on the thread that calls it (a serial queue runs its next block on the
+    /// thread that ran the one before).
+    func start(_ queue: StartingQueue, signalling began: StartMark) {
         queue.serial.suspend()
         queue.serial.async { began.raise() }
         queue.isSuspended = false  // its start() now waits behind the marker

@@ -95,8 +95,14 @@ import TestSupport
                 (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
             }
             for library in libraries {
-                let module = folder.appendingPathComponent("\(library.name).swiftmodule").path
-                guard let built = modified(module) else { return nil }
+                // The compiler leaves a module file as it was when its interface did not change:
+                // its other outputs say when the library was last built.
+                let outputs = ["swiftmodule", "swiftdoc", "swiftsourceinfo", "o"].compactMap { kind in
+                    modified(folder.appendingPathComponent("\(library.name).\(kind)").path)
+                }
+                guard modified(folder.appendingPathComponent("\(library.name).swiftmodule").path) != nil,
+                    let built = outputs.max()
+                else { return nil }
                 for source in library.sources where modified(source).map({ $0 > built }) ?? true { return nil }
             }
             return folder

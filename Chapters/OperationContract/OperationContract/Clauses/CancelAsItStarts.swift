@@ -53,7 +53,7 @@ extension Checker {
                 }
                 let hold = subject.watch.holdFoundationLock()
                 if hold != nil { held += 1 }
-                let starting = Signal()
+                let starting = StartMark()
                 start(queue, signalling: starting)
                 // Held, it stops at its first call into Foundation's lock: where Foundation reads
                 // its getters as it announces "isExecuting", or earlier in start(). The cancel
@@ -62,7 +62,7 @@ extension Checker {
                 // Its getters are read briefly (`peek`): stopped while it holds a lock of its
                 // own, it cannot answer until the kit lets go.
                 var said: StateSample?
-                if run.wait(starting, patience) {
+                if run.wait(starting.signal, patience) {
                     _ = run.until(hold == nil ? patience : settle) {
                         said = peek(operation)
                         return said.map { $0.isExecuting || $0.isFinished } ?? (hold != nil)

@@ -30,11 +30,14 @@ extension Checker {
     }
 
     /// Calls `start()` on a thread of the kit's own; the signal is raised when it returns.
-    private func startByHand(_ subject: Subject) -> (returned: Signal, moment: Locked<Int?>) {
+    private func startByHand(_ subject: Subject, marking began: StartMark? = nil) -> (
+        returned: Signal, moment: Locked<Int?>
+    ) {
         let returned = Signal()
         let moment = Locked<Int?>(nil)
         let operation = subject.operation
         onKitThread("OperationContract.start") {
+            began?.raise()
             operation.start()
             moment.withLock { $0 = Moment.next() }
             returned.raise()
@@ -141,10 +144,7 @@ extension Checker {
             return run.note("cancel() marked it finished before start() was called (cancelledBeforeStart checks that)")
         }
         var started: (returned: Signal, moment: Locked<Int?>)?
-        let seen = watchExecuting(subject, run) { began in
-            began.raise()
-            started = startByHand(subject)
-        }
+        let seen = watchExecuting(subject, run) { began in started = startByHand(subject, marking: began) }
         guard let started, run.wait(started.returned, patience) else {
             return stuck(
                 subject, "cancelled, then started by hand, start() had not returned \(formatted(patience)) s later", run

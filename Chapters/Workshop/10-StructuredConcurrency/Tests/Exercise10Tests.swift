@@ -11,9 +11,10 @@ struct Exercise10Tests {
         @Test("width 0 is a mistake of the caller's: limitedMap stops the program, even with nothing to map")
         func widthZeroTraps() async {
             // No elements: without the precondition nothing else would fail, and it returns [].
-            await #expect(
-                processExitsWith: .failure,
+            let message: Comment =
                 "limitedMap([], width: 0) returned instead of stopping the program (the stub's precondition)"
+            await #expect(
+                processExitsWith: .failure, message
             ) {
                 _ = try await limitedMap([Int](), width: 0) { $0 }
             }
