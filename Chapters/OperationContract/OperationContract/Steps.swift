@@ -225,8 +225,9 @@ struct KernelThread: Sendable {
         #endif
     }
 
-    /// Whether the kernel says the thread sleeps (`S` or `D` in its stat, `man 5 proc`): blocked
-    /// in a wait. False while it runs, or once it has ended.
+    /// Whether the kernel says the thread sleeps: blocked in a wait.
+    ///
+    /// `S` or `D` in its stat (`man 5 proc`); false while it runs, or once it has ended.
     var isBlocked: Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(path)/stat", encoding: .utf8),
             let name = stat.lastIndex(of: ")"),
@@ -273,6 +274,7 @@ extension Checker {
         // hold anyway, and a reader that takes the operation's own lock again and again would
         // keep the operation waiting for it (a mutex is not fair), short of the hold.
         let samples = Locked(0)
+        let sampler = Locked<KernelThread?>(nil)
         #if os(Linux)
             let rest = hold == nil ? 0 : 0.0002
         #else
@@ -280,6 +282,7 @@ extension Checker {
         #endif
         onKitThread("OperationContract.sampler") {
             defer { done.raise() }
+            sampler.withLock { $0 = KernelThread.current }
             while Date() < deadline {
                 let state = StateSample(of: operation)
                 if state.isExecuting { seen.withLock { $0 = $0 ?? state } }
@@ -297,9 +300,9 @@ extension Checker {
                 // Held until the sampler has seen it say one of them, or until its thread is
                 // blocked and the sampler has read the getters since (progress, not a moment:
                 // on a loaded machine either thread may not run for a while, and a release
-                // before the sampler looked lets "executing" go unseen). An operation that
-                // announces while it holds its own lock keeps the sampler waiting: only the
-                // bound ends that.
+                // before the sampler looked lets "executing" go unseen) — or is blocked too,
+                // in a getter that waits for a lock the stopped operation holds: nothing more
+                // can be read until the kit lets go.
                 _ = run.wait(began.signal, patience)
                 var blocked: (polls: Int, samples: Int)?
                 _ = run.until(patience) {
@@ -308,12 +311,14 @@ extension Checker {
                         blocked = nil
                         return false
                     }
-                    let since = blocked ?? (0, samples.current)
+                    let read = samples.current
+                    let since = blocked ?? (0, read)
                     blocked = (since.polls + 1, since.samples)
                     // Blocked at three looks in a row, with two whole reads of the getters
                     // since the first: not waiting for the lock the getters take, which the
                     // resting sampler leaves free nearly all the time.
-                    return since.polls + 1 >= 3 && samples.current >= since.samples + 2
+                    guard since.polls + 1 >= 3 else { return false }
+                    return read >= since.samples + 2 || read == since.samples && sampler.current?.isBlocked == true
                 }
                 hold.release()
             }
