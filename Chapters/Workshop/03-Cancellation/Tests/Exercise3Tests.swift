@@ -4,6 +4,8 @@ import Foundation
 import TestSupport
 import Testing
 
+// kvo pairs checked by hand: the calls named here are in messages to the learner, and the
+// watching subclass passes each of the learner's own calls on unchanged.
 @Suite("Exercise 3 — a cancelled operation finishes in start()")
 struct Exercise3Tests {
     @Test("cancelled before it starts: main() never runs, and the queue learns that it finished")
