@@ -19,7 +19,7 @@ import Testing
 #if os(macOS) || os(Linux)  // exit tests: macOS and Linux only
     #if os(Linux)
         @Suite(
-            "Canaries: Foundation's own bugs on Linux, shown with BlockOperation", .serialized, .timeLimit(.minutes(2)))
+            "Canaries: Foundation's own bugs on Linux, shown with BlockOperation", .timeLimit(.minutes(2)))
         struct FoundationCanaryTests {
             /// Foundation keeps the operations that depend on an operation as unretained pointers.
             /// A cancelled operation is ready at once, whatever its dependencies: it finishes, the

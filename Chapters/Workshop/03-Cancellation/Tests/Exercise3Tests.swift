@@ -388,7 +388,15 @@ struct Exercise3Tests {
             )
             return false
         }
-        if await read({ operation.isFinished }) != false {
+        guard let finished = await read(within: 10, { operation.isFinished }) else {
+            if reporting {
+                Issue.record(
+                    "after cancel(), isFinished did not answer within 10 s: the getter waits for a lock that something holds (hint: \"Not in cancel()\")"
+                )
+            }
+            return false
+        }
+        if finished {
             guard reporting else { return false }
             Issue.record(
                 """

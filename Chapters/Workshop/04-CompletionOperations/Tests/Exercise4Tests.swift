@@ -39,7 +39,16 @@ struct Exercise4Tests {
         }
         // Its callback is held: the first operation must not end, nor the second start. At once,
         // then for a moment (a finish sent off with a delay lands within it, if it is short).
-        let finishedAtOnce = await read { operations[0].isFinished } != false
+        // Read on a thread of its own, in case a wrong answer's getter waits for a stuck lock; a
+        // getter that does not answer is said so, never taken for a finish.
+        guard let finishedAtOnce = await read(within: 10, { operations[0].isFinished }) else {
+            Issue.record(
+                """
+                the first operation's isFinished did not answer within 10 s after its main() returned, its callback \
+                held: the getter waits for a lock that something holds (hint: "The callback finishes")
+                """)
+            return
+        }
         let secondStartedEarly = finishedAtOnce ? secondSync.isRaised : !(await secondSync.staysLowered(for: 0.5))
         if finishedAtOnce || secondStartedEarly {
             Issue.record(
