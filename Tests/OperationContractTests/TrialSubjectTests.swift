@@ -44,6 +44,9 @@ struct TrialSubjectTests {
         Trial(subject: .throttled, verdicts: [.manyAtOnce: .passed]),
         // Exercise 6's racing reference: a cancelled operation with a success.
         Trial(subject: .racingResult, verdicts: [.resultOnEveryPath: .failed]),
+        // Correct, checked while other work holds Dispatch's threads: it starts late, and so
+        // does Foundation's own operation.
+        Trial(subject: .crowdedDispatch, verdicts: [.executingWhileWorking: .passed, .cancelWhileRunning: .passed]),
     ]
 
     #if os(macOS) || os(Linux)

@@ -269,30 +269,52 @@ final class ClauseRun: @unchecked Sendable {
     }
 
     /// Waits for `signal` at most `seconds`, and never past the clause's time.
+    ///
+    /// Longer if Foundation's own operation starts late then (`starvedFor()`): the time the
+    /// machine could not have run the subject either is given back.
     func wait(_ signal: Signal, _ seconds: Double) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: seconds)
+        var deadline = Date(timeIntervalSinceNow: seconds)
         while true {
             let left = deadline.timeIntervalSinceNow
             if signal.waitBlocking(seconds: min(0.05, max(0, left))) { return true }
-            if left <= 0 || isOver { return signal.isRaised }
+            if isOver { return signal.isRaised }
+            if left <= 0 {
+                guard let lost = starvedFor(), !signal.isRaised else { return signal.isRaised }
+                deadline = Date(timeIntervalSinceNow: lost)
+            }
         }
     }
 
-    /// Waits until `condition` holds, looking every few milliseconds, at most `seconds`.
+    /// Waits until `condition` holds, looking every few milliseconds, at most `seconds`; longer,
+    /// as `wait(_:_:)`, if Foundation's own operation starts late then.
     func until(_ seconds: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: seconds)
+        var deadline = Date(timeIntervalSinceNow: seconds)
         while !condition() {
-            if deadline.timeIntervalSinceNow <= 0 || isOver { return condition() }
+            if isOver { return condition() }
+            if deadline.timeIntervalSinceNow <= 0 {
+                guard let lost = starvedFor(), !condition() else { return condition() }
+                deadline = Date(timeIntervalSinceNow: lost)
+            }
             Thread.sleep(forTimeInterval: 0.002)
         }
         return true
     }
 
-    /// Lets `seconds` pass (for "nothing more happens" checks only).
-    func pause(_ seconds: Double) {
-        _ = until(seconds) { false }
+    /// The seconds a `BlockOperation` added to a queue now waits to start; nil if it starts at once.
+    ///
+    /// A late start means the machine, or other work in the process, holds the threads that the
+    /// subject's queue needs too. So a wait gives up on the subject only once Foundation's own
+    /// operation would have done what it waits for.
+    private func starvedFor() -> Double? {
+        let lag = FoundationProbe.lag(within: max(0, limit - Date().timeIntervalSince(began)))
+        return lag > FoundationProbe.moment ? lag : nil
     }
 
+    /// Lets `seconds` pass (for "nothing more happens" checks only).
+    func pause(_ seconds: Double) {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while deadline.timeIntervalSinceNow > 0 && !isOver { Thread.sleep(forTimeInterval: 0.002) }
+    }
     /// Keeps `work`, to release it when the clause ends.
     func register(_ work: ContractWork) { lock.withLock { works.append(work) } }
 

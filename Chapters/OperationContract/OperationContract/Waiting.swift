@@ -92,6 +92,28 @@ final class KitClock: @unchecked Sendable {
     }
 }
 
+/// Foundation's own operation, timed: how long a `BlockOperation` waits for its queue to start it.
+enum FoundationProbe {
+    /// Longer than this, the probe was held up (more under a sanitizer, which slows every thread).
+    static let moment = 0.05 * ProcessSanitizer.stretch
+
+    /// The probes' queue: a queue of their own, kept for good (a probe may outlive its wait).
+    private static let queue: OperationQueue = {
+        let queue = OperationQueue()
+        queue.name = "OperationContract.probe"
+        return queue
+    }()
+
+    /// Seconds from adding a `BlockOperation` to the start of its block; `limit` at most.
+    static func lag(within limit: Double) -> Double {
+        let started = Signal()
+        let added = Date()
+        queue.addOperation { started.raise() }
+        _ = started.waitBlocking(seconds: limit)
+        return Date().timeIntervalSince(added)
+    }
+}
+
 /// A one-shot event that the kit waits for with a bound, blocking a thread of its own
 /// (`waitBlocking(seconds:)`) or suspended (`wait(seconds:)`).
 package final class Signal: @unchecked Sendable {

@@ -34,9 +34,13 @@ public enum TrialSubject: String, CaseIterable, Sendable {
     /// Exercise 6's reference solution as it was: a cancel that lands between the answer and
     /// the finish leaves a cancelled operation with a success.
     case racingResult
+    /// Correct (the package's `AsyncOperation`), checked while other work in the process holds
+    /// every one of Dispatch's threads for a second and a half: its queue cannot start it, nor
+    /// Foundation's own operation.
+    case crowdedDispatch
 
     /// Whether the kit must answer for it within its bound, whatever else it finds.
-    public var isHostile: Bool { self != .throttled && self != .racingResult }
+    public var isHostile: Bool { self != .throttled && self != .racingResult && self != .crowdedDispatch }
 
     /// Runs the kit on it.
     public func check(clauses: [ContractClause] = ContractClause.allCases, patience: Double = 2) async
@@ -71,6 +75,33 @@ public enum TrialSubject: String, CaseIterable, Sendable {
                 operation.onCancel { work.stop() }  // what cancelling a request does
                 return operation
             }
+        case .crowdedDispatch:
+            let crowd = Crowd()
+            return await checkContract(clauses: clauses, patience: patience) { work in
+                crowd.fillDispatchOnce(for: 1.5)
+                return BrokenOperation(.none, work)
+            }
+        }
+    }
+}
+
+/// Work elsewhere in the process that holds Dispatch's threads for a while, as a test running
+/// beside the check might.
+final class Crowd: Sendable {
+    private let filled = Locked(false)
+
+    /// Queues more blocking items than Dispatch has threads, the first time only.
+    ///
+    /// Each sleeps until `seconds` from now; Dispatch adds a thread about once a second.
+    func fillDispatchOnce(for seconds: Double) {
+        let already = filled.withLock { filled in
+            defer { filled = true }
+            return filled
+        }
+        guard !already else { return }
+        let end = Date(timeIntervalSinceNow: seconds)
+        for _ in 0..<(4 * ProcessInfo.processInfo.activeProcessorCount + 8) {
+            DispatchQueue.global().async { Thread.sleep(until: end) }
         }
     }
 }
