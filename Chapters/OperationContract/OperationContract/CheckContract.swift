@@ -32,7 +32,7 @@ import Foundation
 ///   - clauses: the clauses to check; all of them unless you say otherwise.
 ///   - patience: how long, in seconds, the kit waits for something a correct operation does
 ///     at once (it finishes, a waiter returns); four times as long under a sanitizer, and
-///     longer while Foundation's own `BlockOperation` waits to start too (a busy machine).
+///     up to twice as long while Foundation's own `BlockOperation` starts late too.
 ///   - makeOperation: makes one new operation that runs the work it is given. Called many
 ///     times, on any thread.
 /// - Returns: the verdict on each clause, with the evidence.

@@ -270,43 +270,48 @@ final class ClauseRun: @unchecked Sendable {
 
     /// Waits for `signal` at most `seconds`, and never past the clause's time.
     ///
-    /// Longer if Foundation's own operation starts late then (`starvedFor()`): the time the
-    /// machine could not have run the subject either is given back.
+    /// Up to twice as long while Foundation's own operation starts late (`lateStart(before:)`):
+    /// the time in which the machine could not have run the subject either is given back.
     func wait(_ signal: Signal, _ seconds: Double) -> Bool {
+        let latest = Date(timeIntervalSinceNow: 2 * seconds)
         var deadline = Date(timeIntervalSinceNow: seconds)
         while true {
             let left = deadline.timeIntervalSinceNow
             if signal.waitBlocking(seconds: min(0.05, max(0, left))) { return true }
             if isOver { return signal.isRaised }
             if left <= 0 {
-                guard let lost = starvedFor(), !signal.isRaised else { return signal.isRaised }
-                deadline = Date(timeIntervalSinceNow: lost)
+                guard let lost = lateStart(before: latest), !signal.isRaised else { return signal.isRaised }
+                deadline = min(Date(timeIntervalSinceNow: lost), latest)
             }
         }
     }
 
-    /// Waits until `condition` holds, looking every few milliseconds, at most `seconds`; longer,
-    /// as `wait(_:_:)`, if Foundation's own operation starts late then.
+    /// Waits until `condition` holds, looking every few milliseconds, at most `seconds`; up to
+    /// twice as long, as `wait(_:_:)`, while Foundation's own operation starts late.
     func until(_ seconds: Double, _ condition: () -> Bool) -> Bool {
+        let latest = Date(timeIntervalSinceNow: 2 * seconds)
         var deadline = Date(timeIntervalSinceNow: seconds)
         while !condition() {
             if isOver { return condition() }
             if deadline.timeIntervalSinceNow <= 0 {
-                guard let lost = starvedFor(), !condition() else { return condition() }
-                deadline = Date(timeIntervalSinceNow: lost)
+                guard let lost = lateStart(before: latest), !condition() else { return condition() }
+                deadline = min(Date(timeIntervalSinceNow: lost), latest)
             }
             Thread.sleep(forTimeInterval: 0.002)
         }
         return true
     }
 
-    /// The seconds a `BlockOperation` added to a queue now waits to start; nil if it starts at once.
+    /// How late a `BlockOperation` added to a queue now starts; nil if at once.
     ///
     /// A late start means the machine, or other work in the process, holds the threads that the
-    /// subject's queue needs too. So a wait gives up on the subject only once Foundation's own
-    /// operation would have done what it waits for.
-    private func starvedFor() -> Double? {
-        let lag = FoundationProbe.lag(within: max(0, limit - Date().timeIntervalSince(began)))
+    /// subject's queue needs too. The probe is waited for until `latest` at most, and never
+    /// past the clause's time.
+    private func lateStart(before latest: Date) -> Double? {
+        let clauseLeft = limit - Date().timeIntervalSince(began)
+        let bound = min(latest.timeIntervalSinceNow, clauseLeft)
+        guard bound > 0 else { return nil }
+        let lag = FoundationProbe.lag(within: bound)
         return lag > FoundationProbe.moment ? lag : nil
     }
 

@@ -34,13 +34,22 @@ public enum TrialSubject: String, CaseIterable, Sendable {
     /// Exercise 6's reference solution as it was: a cancel that lands between the answer and
     /// the finish leaves a cancelled operation with a success.
     case racingResult
-    /// Correct (the package's `AsyncOperation`), checked while other work in the process holds
-    /// every one of Dispatch's threads for a second and a half: its queue cannot start it, nor
-    /// Foundation's own operation.
+    /// Correct, checked while other work in the process fills Dispatch's threads for a second
+    /// and a half (`Crowd`): on Linux its queue cannot start it then, nor Foundation's own
+    /// operation.
     case crowdedDispatch
+    /// The same crowd, and an operation whose `main()` never starts its work: still broken.
+    case crowdedIdle
 
     /// Whether the kit must answer for it within its bound, whatever else it finds.
-    public var isHostile: Bool { self != .throttled && self != .racingResult && self != .crowdedDispatch }
+    public var isHostile: Bool {
+        switch self {
+        case .spinning, .blockingTask, .blockingBlockOperation, .waitingMain, .deadlockingIsFinished,
+            .deadlockingIsReady, .deadlockingStart:
+            true
+        case .throttled, .racingResult, .crowdedDispatch, .crowdedIdle: false
+        }
+    }
 
     /// Runs the kit on it.
     public func check(clauses: [ContractClause] = ContractClause.allCases, patience: Double = 2) async
@@ -81,18 +90,25 @@ public enum TrialSubject: String, CaseIterable, Sendable {
                 crowd.fillDispatchOnce(for: 1.5)
                 return BrokenOperation(.none, work)
             }
+        case .crowdedIdle:
+            let crowd = Crowd()
+            return await checkContract(clauses: clauses, patience: patience) { _ in
+                crowd.fillDispatchOnce(for: 1.5)
+                return IdleOperation()
+            }
         }
     }
 }
 
-/// Work elsewhere in the process that holds Dispatch's threads for a while, as a test running
+/// Work elsewhere in the process that fills Dispatch's threads for a while, as a test running
 /// beside the check might.
 final class Crowd: Sendable {
     private let filled = Locked(false)
 
     /// Queues more blocking items than Dispatch has threads, the first time only.
     ///
-    /// Each sleeps until `seconds` from now; Dispatch adds a thread about once a second.
+    /// Each sleeps until `seconds` from now. Dispatch on Linux adds a thread about once a
+    /// second, so the items behind them wait; on Darwin it adds threads at once.
     func fillDispatchOnce(for seconds: Double) {
         let already = filled.withLock { filled in
             defer { filled = true }
@@ -114,6 +130,12 @@ func waitForTheEnd(of work: ContractWork) {
     let ended = DispatchSemaphore(value: 0)
     work.start { ended.signal() }
     ended.wait()
+}
+
+/// Never starts its work, and never finishes.
+final class IdleOperation: AsyncOperation, @unchecked Sendable {
+    // @unchecked Sendable: adds nothing to its thread-safe base.
+    override func main() {}
 }
 
 /// Spins on its thread until its work ends, then finishes.
