@@ -128,11 +128,12 @@ public struct Copies: Sendable {
 
     /// Checks each version (an exercise's number and its file's text), one per copy at a
     /// time; `done` hears each version's index and outcome as it comes, on the copy's
-    /// thread. Returns the outcomes, nil for those not begun when `observer` said stop.
+    /// thread, with the copy whose `runs` folder still holds that check's runs. Returns the
+    /// outcomes, nil for those not begun when `observer` said stop.
     @discardableResult
     public func check(
         _ versions: [(number: Int, source: String)], limits: Limits, observer: RunObserver,
-        done: @escaping (Int, Result<Checked, any Error>) -> Void = { _, _ in }
+        done: @escaping (Int, Result<Checked, any Error>, CheckPlace) -> Void = { _, _, _ in }
     ) -> [Result<Checked, any Error>?] {
         let outcomes = Locked([Result<Checked, any Error>?](repeating: nil, count: versions.count))
         runConcurrently(versions.count, width: places.count) { lane, index in
@@ -149,7 +150,7 @@ public struct Copies: Sendable {
                 return try WorkshopKit.check(number, at: places[lane], limits: limits, observer: observer)
             }
             outcomes.withLock { $0[index] = outcome }
-            done(index, outcome)
+            done(index, outcome, places[lane])
         }
         return outcomes.withLock { $0 }
     }

@@ -57,9 +57,12 @@ public enum Verifier {
         let outcomes = copies.check(
             trials.map { ($0.exercise.number, $0.source) }, limits: limits, observer: observer
         ) {
-            index, outcome in
+            index, outcome, place in
             let lines = found(index, outcome)
             for line in lines { say("PROBLEM: " + line) }
+            if !lines.isEmpty, let kept = keepRuns(of: trials[index].variant, in: trials[index].exercise, from: place) {
+                say("    its runs (consoles, event streams, ThreadSanitizer's reports) are kept in \(kept.path)")
+            }
             guard case .success(let checked) = outcome, !checked.observation.interrupted else { return }
             let (exercise, variant, _) = trials[index]
             if lines.isEmpty {
@@ -72,6 +75,24 @@ public enum Verifier {
             }
         }
         return problems + outcomes.enumerated().flatMap { index, outcome in outcome.map { found(index, $0) } ?? [] }
+    }
+
+    /// Copies the runs of a version found wrong out of its copy, which the next version's
+    /// check overwrites: a verdict that comes only now and then (a race the detector saw in
+    /// most runs) can then be read. Nil if they could not be copied.
+    public static func keepRuns(of variant: Variant, in exercise: Exercise, from place: CheckPlace) -> URL? {
+        let manager = FileManager.default
+        let kept = place.folder.deletingLastPathComponent().appendingPathComponent("problems")
+            .appendingPathComponent(
+                "exercise\(exercise.number)-\(variant.file.deletingPathExtension().lastPathComponent)")
+        try? manager.removeItem(at: kept)
+        do {
+            try manager.createDirectory(at: kept.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try manager.copyItem(at: place.folder.appendingPathComponent("runs"), to: kept)
+            return kept
+        } catch {
+            return nil
+        }
     }
 
     /// What is wrong with `judgement` for `variant`, each naming the exercise and the file:

@@ -354,7 +354,7 @@ final class Runner {
                 terminal.say("Exercise \(exercise.number): \(mutants.count) mutants, each checked as `check` does")
                 let versions = mutants.map { (exercise.number, $0.source) }
                 let results = copies.check(versions, limits: limits, observer: observer) {
-                    [terminal] index, result in
+                    [terminal] index, result, _ in
                     terminal.say("  \(MutantOutcome(result).description)  \(mutants[index].name)")
                 }
                 let outcomes = zip(mutants, results).compactMap { mutant, result in

@@ -213,6 +213,27 @@ struct RunnerPartsTests {
         #expect(Verifier.conclusion(of: [], seconds: 1).status == 0)
     }
 
+    @Test("verify keeps the runs of a version it found wrong, beside the copies, named after the version")
+    func keptRunsOfAProblem() throws {
+        let exercise = try repositoryExercise(6)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("workshop-runs-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let place = CheckPlace(
+            workshop: try Workshop(root: Fixture.root), folder: folder.appendingPathComponent("copy1"))
+        let report = place.folder.appendingPathComponent("runs/race-detector/tsan.123")
+        try FileManager.default.createDirectory(
+            at: report.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("WARNING: ThreadSanitizer: data race".utf8).write(to: report)
+        let wrong = Variant(
+            kind: .wrongAnswer(mistake: "m", caughtBy: [Variant.raceDetector]),
+            file: exercise.wrongAnswers.appendingPathComponent("outcome-in-a-plain-var.diff"))
+        let kept = try #require(Verifier.keepRuns(of: wrong, in: exercise, from: place))
+        #expect(kept.path == folder.path + "/problems/exercise6-outcome-in-a-plain-var")
+        let copied = try String(
+            contentsOf: kept.appendingPathComponent("race-detector/tsan.123"), encoding: .utf8)
+        #expect(copied.contains("data race"))
+    }
+
     @Test("reset keeps the learner's version, in a file of its own each time")
     func keptVersions() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("workshop-kept-\(UUID().uuidString)")
