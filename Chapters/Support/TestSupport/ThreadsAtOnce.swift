@@ -44,7 +44,7 @@ public func valueFromAnotherThread<Value: Sendable>(
     return value.withLock { $0 }
 }
 
-/// How many rounds a test that sets threads off together runs: 4 under ThreadSanitizer, else 1.
+/// How many times over a race test runs its rounds: 4 under ThreadSanitizer, else 1.
 ///
 /// The detector reports a race only in a run in which nothing happened to order the two
 /// accesses (a lock one thread took just after the other let it go). A wrong answer to
