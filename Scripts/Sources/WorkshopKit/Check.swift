@@ -140,19 +140,44 @@ public struct Copies: Sendable {
             guard !observer.shouldStop() else { return }
             let (number, source) = versions[index]
             let outcome = Result {
-                // The build tells a changed file by its date in whole seconds: a version written
-                // in the second in which the last build ended is taken for that one, and the
-                // check judges the old version (seen: 4 of 185 in one verify). So each version
-                // is written in a second of its own.
-                let now = Date().timeIntervalSince1970
-                Thread.sleep(forTimeInterval: now.rounded(.down) + 1 - now)
-                try Data(source.utf8).write(to: places[lane].workshop.exercise(number)!.file)
+                try Self.writeInASecondOfItsOwn(Data(source.utf8), to: places[lane].workshop.exercise(number)!.file)
                 return try WorkshopKit.check(number, at: places[lane], limits: limits, observer: observer)
             }
             outcomes.withLock { $0[index] = outcome }
             done(index, outcome, places[lane])
         }
         return outcomes.withLock { $0 }
+    }
+
+    /// Writes `data` to `file` so that the file's date falls in a later second than the moment
+    /// of the call.
+    ///
+    /// The build tells a changed file by its date in whole seconds: a version written in the
+    /// second in which the last build ended is taken for that one, and the check judges the old
+    /// version (seen: 4 of 185 in one verify). Waiting for the next second is not enough: the
+    /// file system dates a file by a clock that can lag a few milliseconds (seen: a file
+    /// written just after a whole second dated 2 ms before it, and judged by the old build,
+    /// 1 of 185). So the date is read back, and the file written again until it is late enough.
+    ///
+    /// Returns how many times it wrote. `dateOf` reads a file's date (a test's stand-in for the
+    /// file system's clock).
+    @discardableResult
+    public static func writeInASecondOfItsOwn(
+        _ data: Data, to file: URL,
+        dateOf: (URL) -> Date? = {
+            try? FileManager.default.attributesOfItem(atPath: $0.path)[.modificationDate] as? Date
+        }
+    ) throws -> Int {
+        let called = Date().timeIntervalSince1970.rounded(.down)
+        var writes = 0
+        while true {
+            let now = Date().timeIntervalSince1970
+            if now < called + 1.02 { Thread.sleep(forTimeInterval: called + 1.02 - now) }
+            try data.write(to: file)
+            writes += 1
+            if let dated = dateOf(file), dated.timeIntervalSince1970.rounded(.down) > called { return writes }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
     }
 
     /// Makes `destination` a copy of `source`, writing only the files that differ (so that

@@ -234,6 +234,22 @@ struct RunnerPartsTests {
         #expect(copied.contains("data race"))
     }
 
+    @Test("a version is written again until its file's date falls in a later second than the call")
+    func versionDatedInASecondOfItsOwn() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("workshop-dated-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        // A file system clock that lags: the first write is dated 2 ms before the next second.
+        let called = Date().timeIntervalSince1970.rounded(.down)
+        var reads = 0
+        let writes = try Copies.writeInASecondOfItsOwn(Data("v2".utf8), to: file) { _ in
+            reads += 1
+            return Date(timeIntervalSince1970: reads == 1 ? called + 0.998 : Date().timeIntervalSince1970)
+        }
+        #expect(writes == 2)
+        #expect(try String(contentsOf: file, encoding: .utf8) == "v2")
+        #expect(Date().timeIntervalSince1970.rounded(.down) > called)
+    }
+
     @Test("reset keeps the learner's version, in a file of its own each time")
     func keptVersions() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("workshop-kept-\(UUID().uuidString)")
