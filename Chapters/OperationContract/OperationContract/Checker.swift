@@ -270,8 +270,8 @@ final class ClauseRun: @unchecked Sendable {
 
     /// Waits for `signal` at most `seconds`, and never past the clause's time.
     ///
-    /// Up to twice as long while Foundation's own operation starts late (`lateStart(before:)`):
-    /// the time in which the machine could not have run the subject either is given back.
+    /// Up to twice as long while Foundation's own operation starts late: the time in which the
+    /// machine could not have run the subject either is given back (`extend(_:upTo:unless:)`).
     func wait(_ signal: Signal, _ seconds: Double) -> Bool {
         let latest = Date(timeIntervalSinceNow: 2 * seconds)
         var deadline = Date(timeIntervalSinceNow: seconds)
@@ -279,10 +279,7 @@ final class ClauseRun: @unchecked Sendable {
             let left = deadline.timeIntervalSinceNow
             if signal.waitBlocking(seconds: min(0.05, max(0, left))) { return true }
             if isOver { return signal.isRaised }
-            if left <= 0 {
-                guard let lost = lateStart(before: latest), !signal.isRaised else { return signal.isRaised }
-                deadline = min(Date(timeIntervalSinceNow: lost), latest)
-            }
+            if left <= 0, !extend(&deadline, upTo: latest, unless: { signal.isRaised }) { return signal.isRaised }
         }
     }
 
@@ -293,26 +290,27 @@ final class ClauseRun: @unchecked Sendable {
         var deadline = Date(timeIntervalSinceNow: seconds)
         while !condition() {
             if isOver { return condition() }
-            if deadline.timeIntervalSinceNow <= 0 {
-                guard let lost = lateStart(before: latest), !condition() else { return condition() }
-                deadline = min(Date(timeIntervalSinceNow: lost), latest)
+            if deadline.timeIntervalSinceNow <= 0, !extend(&deadline, upTo: latest, unless: condition) {
+                return condition()
             }
             Thread.sleep(forTimeInterval: 0.002)
         }
         return true
     }
 
-    /// How late a `BlockOperation` added to a queue now starts; nil if at once.
+    /// Moves a wait's `deadline` on by as long as a `BlockOperation` added to a queue now waits
+    /// to start, up to `latest`; false, leaving it, if the probe starts at once or `done` holds.
     ///
     /// A late start means the machine, or other work in the process, holds the threads that the
     /// subject's queue needs too. The probe is waited for until `latest` at most, and never
     /// past the clause's time.
-    private func lateStart(before latest: Date) -> Double? {
-        let clauseLeft = limit - Date().timeIntervalSince(began)
-        let bound = min(latest.timeIntervalSinceNow, clauseLeft)
-        guard bound > 0 else { return nil }
+    private func extend(_ deadline: inout Date, upTo latest: Date, unless done: () -> Bool) -> Bool {
+        let bound = min(latest.timeIntervalSinceNow, limit - Date().timeIntervalSince(began))
+        guard bound > 0 else { return false }
         let lag = FoundationProbe.lag(within: bound)
-        return lag > FoundationProbe.moment ? lag : nil
+        guard lag > FoundationProbe.moment, !done() else { return false }
+        deadline = min(Date(timeIntervalSinceNow: lag), latest)
+        return true
     }
 
     /// Lets `seconds` pass (for "nothing more happens" checks only).
@@ -320,6 +318,7 @@ final class ClauseRun: @unchecked Sendable {
         let deadline = Date(timeIntervalSinceNow: seconds)
         while deadline.timeIntervalSinceNow > 0 && !isOver { Thread.sleep(forTimeInterval: 0.002) }
     }
+
     /// Keeps `work`, to release it when the clause ends.
     func register(_ work: ContractWork) { lock.withLock { works.append(work) } }
 
