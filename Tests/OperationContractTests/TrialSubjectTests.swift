@@ -48,6 +48,9 @@ struct TrialSubjectTests {
         // Foundation's own does, and passes; one that never starts its work still fails.
         Trial(subject: .crowdedDispatch, verdicts: [.executingWhileWorking: .passed]),
         Trial(subject: .crowdedIdle, verdicts: [.executingWhileWorking: .failed]),
+        // A state changed in two steps still races a finish when one of the kit's threads falls
+        // behind the others.
+        Trial(subject: .slowFirstCancel, verdicts: [.manyAtOnce: .failed]),
     ]
 
     #if os(macOS) || os(Linux)

@@ -40,6 +40,10 @@ public enum TrialSubject: String, CaseIterable, Sendable {
     case crowdedDispatch
     /// The same crowd, and an operation whose `main()` never starts its work: still broken.
     case crowdedIdle
+    /// `cancel()` changes the state in two steps, as `BrokenOperation`'s `unlockedCancel`, and
+    /// the first cancel of all waits a tenth of a second before it (a log opened on first use):
+    /// the thread that sends it falls behind the kit's others.
+    case slowFirstCancel
 
     /// Whether the kit must answer for it within its bound, whatever else it finds.
     public var isHostile: Bool {
@@ -47,7 +51,7 @@ public enum TrialSubject: String, CaseIterable, Sendable {
         case .spinning, .blockingTask, .blockingBlockOperation, .waitingMain, .deadlockingIsFinished,
             .deadlockingIsReady, .deadlockingStart:
             true
-        case .throttled, .racingResult, .crowdedDispatch, .crowdedIdle: false
+        case .throttled, .racingResult, .crowdedDispatch, .crowdedIdle, .slowFirstCancel: false
         }
     }
 
@@ -96,6 +100,9 @@ public enum TrialSubject: String, CaseIterable, Sendable {
                 crowd.fillDispatchOnce(for: 1.5)
                 return IdleOperation()
             }
+        case .slowFirstCancel:
+            let first = Locked(true)
+            return await checkContract(clauses: clauses, patience: patience) { SlowFirstCancel($0, first: first) }
         }
     }
 }
@@ -130,6 +137,28 @@ func waitForTheEnd(of work: ContractWork) {
     let ended = DispatchSemaphore(value: 0)
     work.start { ended.signal() }
     ended.wait()
+}
+
+/// `BrokenOperation`'s `unlockedCancel`, whose first cancel of all sleeps a tenth of a second
+/// before it changes anything.
+final class SlowFirstCancel: BrokenOperation, @unchecked Sendable {
+    // @unchecked Sendable: adds only a constant, a Locked flag, to BrokenOperation.
+    private let first: Locked<Bool>
+
+    /// `first` is shared by every operation of the check: true until one of them is cancelled.
+    init(_ work: ContractWork, first: Locked<Bool>) {
+        self.first = first
+        super.init(.unlockedCancel, work)
+    }
+
+    override func cancel() {
+        let isFirst = first.withLock { first in
+            defer { first = false }
+            return first
+        }
+        if isFirst { Thread.sleep(forTimeInterval: 0.1) }
+        super.cancel()
+    }
 }
 
 /// Never starts its work, and never finishes.

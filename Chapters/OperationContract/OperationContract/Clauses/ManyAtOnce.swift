@@ -118,42 +118,96 @@ extension Checker {
         for subject in subjects { subject.watch.detach() }
     }
 
-    /// Ends every started work at the same moment, from six threads of the kit's own.
+    /// Ends every started work at the same moment, from three pairs of threads of the kit's own.
     ///
-    /// A third by one call, a third by two calls at once (from two threads), a third racing a `cancel()`
-    /// of its operation. A work that has not started ends as it starts.
+    /// A third by one call, a third by two calls at once (both threads of a pair), a third racing a
+    /// `cancel()` of its operation (one thread of the pair ends the work, the other cancels). A work
+    /// that has not started ends as it starts.
+    ///
+    /// Before each work that two threads touch, the pair meets: a thread the system runs late
+    /// would otherwise find its partner done with every work, and nothing would race. Between a
+    /// cancel and its work's ending the pair puts a gap, a different one each time (`raceGaps`),
+    /// so that the finish lands at many points of the cancel, and the cancel at many points of
+    /// the finish.
     ///
     /// Returns once every call has returned. Synchronous: it waits for them.
     private func endTogether(_ works: [ContractWork], cancelling operations: [Operation]) {
-        let threads = 6
+        let pairs = 3
         // Taken before the threads start: a work ends once, whoever calls its `done`.
         let endings = works.indices.map { $0 % 3 == 1 ? works[$0].takeEndingForTwoCalls() : nil }
+        let meetings = works.indices.map { _ in Meeting() }
         let go = Signal()
         let finished = Locked(0)
         let allFinished = Signal()
-        for thread in 0..<threads {
-            onKitThread("OperationContract.end") {
-                _ = go.waitBlocking(seconds: 60)
-                for (index, work) in works.enumerated() {
-                    let mine = index % threads == thread
-                    let partner = index % threads == (thread + 3) % threads
-                    guard mine || partner else { continue }
-                    switch index % 3 {
-                    case 0: if mine { work.end() }
-                    case 1: endings[index]?()  // both threads call it
-                    default: if mine { work.end() } else { operations[index].cancel() }
+        for pair in 0..<pairs {
+            let partnerGone = Locked(false)
+            for side in 0..<2 {
+                onKitThread("OperationContract.end") {
+                    _ = go.waitBlocking(seconds: 60)
+                    for index in works.indices where index / 3 % pairs == pair {
+                        let round = index / (3 * pairs)
+                        if index % 3 != 0 { meetings[index].meet(unless: partnerGone) }
+                        switch index % 3 {
+                        case 0: if side == 0 { works[index].end() }
+                        case 1: endings[index]?()  // both threads call it
+                        default:
+                            let gap = Self.raceGaps[round % Self.raceGaps.count]
+                            // Sides take turns: each thread ends some works and cancels others.
+                            if side == round % 2 {
+                                spin(microseconds: gap)
+                                works[index].end()
+                            } else {
+                                spin(microseconds: -gap)
+                                operations[index].cancel()
+                            }
+                        }
                     }
+                    let count = finished.withLock {
+                        $0 += 1
+                        return $0
+                    }
+                    if count == 2 * pairs { allFinished.raise() }
                 }
-                let count = finished.withLock {
-                    $0 += 1
-                    return $0
-                }
-                if count == threads { allFinished.raise() }
             }
         }
         go.raise()
         _ = allFinished.waitBlocking(seconds: 3600)
     }
+
+    /// How long, in microseconds, the ending of a work waits after its cancel starts (negative:
+    /// the cancel waits after the ending starts).
+    ///
+    /// A state changed in two steps is wrong only if the other call lands between them, and
+    /// where that gap lies depends on the class; these spread the calls over 300 µs either way.
+    static let raceGaps = [0, 2, -2, 10, -10, 40, -40, 120, -120, 300, -300, 0]
+}
+
+/// Where two threads wait for each other, so that what they do next happens at once.
+private final class Meeting: Sendable {
+    private let arrived = Locked(0)
+
+    /// Returns once both threads have come here; waits at most a second, and not at all once
+    /// a partner has failed to come (`partnerGone`): a thread held by the class for good.
+    func meet(unless partnerGone: Locked<Bool>) {
+        arrived.withLock { $0 += 1 }
+        let deadline = Date().addingTimeInterval(1)
+        while arrived.current < 2 {
+            if partnerGone.current { return }
+            if Date() > deadline {
+                partnerGone.withLock { $0 = true }
+                return
+            }
+            sched_yield()  // a partner waiting for a core gets it sooner
+        }
+    }
+}
+
+/// Keeps the thread busy for `microseconds` (none if it is 0 or less): a pause too short for
+/// the system to put the thread to sleep and wake it in time.
+private func spin(microseconds: Int) {
+    guard microseconds > 0 else { return }
+    let until = DispatchTime.now().uptimeNanoseconds + UInt64(microseconds) * 1000
+    while DispatchTime.now().uptimeNanoseconds < until {}
 }
 
 extension ContractWork {
