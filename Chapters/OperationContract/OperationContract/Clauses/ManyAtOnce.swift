@@ -78,11 +78,21 @@ extension Checker {
         }
         run.doing("ending their work together")
         let works = subjects.map(\.work)
-        guard Bounded.returns(within: patience * 2, { self.endTogether(works, cancelling: operations) }) else {
+        let pairsApart = Locked(0)
+        guard
+            Bounded.returns(
+                within: patience * 2,
+                { pairsApart.withLock { $0 = self.endTogether(works, cancelling: operations) } })
+        else {
             return stuckAll(
                 subjects, queue,
                 "ending their work, or cancelling them, from threads of the kit's own: a call had not returned \(formatted(patience * 2)) s later",
                 run)
+        }
+        if pairsApart.current > 0 {
+            run.note(
+                "\(pairsApart.current) of the kit's pairs of threads went on apart, one of them more than \(formatted(patience)) s behind the other: fewer of their calls raced"
+            )
         }
         for work in works { work.release() }  // a work that starts now ends at once
         run.doing("waiting for all of them to finish")
@@ -125,13 +135,14 @@ extension Checker {
     /// that has not started ends as it starts.
     ///
     /// Before each work that two threads touch, the pair meets: a thread the system runs late
-    /// would otherwise find its partner done with every work, and nothing would race. Between a
-    /// cancel and its work's ending the pair puts a gap, a different one each time (`raceGaps`),
-    /// so that the finish lands at many points of the cancel, and the cancel at many points of
-    /// the finish.
+    /// would otherwise find that its partner has made all its calls, and nothing would race.
+    /// After the meeting, one of a cancel and its work's ending waits a little, a different gap
+    /// each time (`raceGaps`, up to 300 µs), so that the finish lands at many points of the
+    /// cancel, and the cancel at many points of the finish.
     ///
-    /// Returns once every call has returned. Synchronous: it waits for them.
-    private func endTogether(_ works: [ContractWork], cancelling operations: [Operation]) {
+    /// Returns once every call has returned, with the number of pairs whose threads went on
+    /// apart (one waited for the other longer than the patience). Synchronous: it waits for them.
+    private func endTogether(_ works: [ContractWork], cancelling operations: [Operation]) -> Int {
         let pairs = 3
         // Taken before the threads start: a work ends once, whoever calls its `done`.
         let endings = works.indices.map { $0 % 3 == 1 ? works[$0].takeEndingForTwoCalls() : nil }
@@ -139,14 +150,16 @@ extension Checker {
         let go = Signal()
         let finished = Locked(0)
         let allFinished = Signal()
+        let partnersGone = (0..<pairs).map { _ in Locked(false) }
+        let patience = patience
         for pair in 0..<pairs {
-            let partnerGone = Locked(false)
+            let partnerGone = partnersGone[pair]
             for side in 0..<2 {
                 onKitThread("OperationContract.end") {
                     _ = go.waitBlocking(seconds: 60)
                     for index in works.indices where index / 3 % pairs == pair {
                         let round = index / (3 * pairs)
-                        if index % 3 != 0 { meetings[index].meet(unless: partnerGone) }
+                        if index % 3 != 0 { meetings[index].meet(within: patience, unless: partnerGone) }
                         switch index % 3 {
                         case 0: if side == 0 { works[index].end() }
                         case 1: endings[index]?()  // both threads call it
@@ -172,6 +185,7 @@ extension Checker {
         }
         go.raise()
         _ = allFinished.waitBlocking(seconds: 3600)
+        return partnersGone.filter(\.current).count
     }
 
     /// How long, in microseconds, the ending of a work waits after its cancel starts (negative:
@@ -186,18 +200,23 @@ extension Checker {
 private final class Meeting: Sendable {
     private let arrived = Locked(0)
 
-    /// Returns once both threads have come here; waits at most a second, and not at all once
-    /// a partner has failed to come (`partnerGone`): a thread held by the class for good.
-    func meet(unless partnerGone: Locked<Bool>) {
+    /// Returns once both threads have come here; waits at most `seconds`, and not at all once a
+    /// partner has failed to come (`partnerGone`): a thread the class holds for good.
+    ///
+    /// For a millisecond it only yields its core, so that both go on within microseconds of each
+    /// other; after that it sleeps between looks, so that a partner that is late keeps no core
+    /// busy.
+    func meet(within seconds: Double, unless partnerGone: Locked<Bool>) {
         arrived.withLock { $0 += 1 }
-        let deadline = Date().addingTimeInterval(1)
+        let start = DispatchTime.now().uptimeNanoseconds
         while arrived.current < 2 {
             if partnerGone.current { return }
-            if Date() > deadline {
+            let waited = DispatchTime.now().uptimeNanoseconds - start
+            if Double(waited) > seconds * 1e9 {
                 partnerGone.withLock { $0 = true }
                 return
             }
-            sched_yield()  // a partner waiting for a core gets it sooner
+            if waited < 1_000_000 { sched_yield() } else { usleep(100) }
         }
     }
 }
