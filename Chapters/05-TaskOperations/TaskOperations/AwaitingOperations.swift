@@ -56,12 +56,17 @@ nonisolated extension Operation {
     /// already cancelled to a queue with a pending barrier block deadlocks Foundation (the
     /// queue takes its own lock twice). So the handler cancels only what has been added; what
     /// it could not cancel yet, the body cancels once it has added it. Exactly one of them does.
+    ///
+    /// A task cancelled before it adds them must not let the queue start them in between: they
+    /// wait for a `gate` until they are cancelled.
     static func untilFinished(_ operations: [Operation], adding queue: OperationQueue) async {
         let progress = Locked((added: false, cancelRequested: false))
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 // The observers depend on the operations before the queue may run them.
                 observe(operations) { continuation.resume() }
+                let gate = progress.withLock { $0.cancelRequested } ? BlockOperation() : nil
+                if let gate { for operation in operations { operation.addDependency(gate) } }
                 // A closure, not async code: adding without waiting is allowed here.
                 queue.addOperations(operations, waitUntilFinished: false)
                 let cancelRequested = progress.withLock { progress in
@@ -69,6 +74,8 @@ nonisolated extension Operation {
                     return progress.cancelRequested
                 }
                 if cancelRequested { for operation in operations { operation.cancel() } }
+                // Cancelled, they are ready whatever they depend on; the gate never runs.
+                if let gate { for operation in operations { operation.removeDependency(gate) } }
             }
         } onCancel: {
             let added = progress.withLock { progress in

@@ -90,6 +90,28 @@ struct AwaitingOperationsTests {
 
     #if os(macOS) || os(Linux)
         @Test(
+            "an awaiting task cancelled before it adds the operation: its queue cannot start it before the cancel, however late that comes",
+            .exitTest)
+        func cancelledAwaitingTaskCancelsLate() async {
+            // The race behind cancelledAwaitingTask, forced: the thread that adds the operation
+            // is held between adding it and cancelling it (`CancelledLate`) — the machine's
+            // scheduler can do the same. In a child process: that thread is one of the
+            // cooperative pool's.
+            await #expect(processExitsWith: .success) {
+                let operation = CancelledLate { exit(3) }  // its closure ran
+                let mayAwait = Flag()
+                let awaiting = Task {
+                    _ = await mayAwait.wait()
+                    try await OperationQueue().value(of: operation)
+                }
+                awaiting.cancel()
+                mayAwait.raise()
+                guard await awaiting.result.isCancellationError else { exit(4) }
+                if operation.startedBeforeTheCancel.isRaised { exit(5) }
+            }
+        }
+
+        @Test(
             "200 operations awaited at once on a 2-core machine: no thread is blocked, so none waits for another",
             .exitTest)
         func manyAwaitsAtOnce() async {
@@ -113,4 +135,24 @@ struct AwaitingOperationsTests {
             }
         }
     #endif
+}
+
+/// A `TaskOperation` whose `cancel()` first waits, half a second at most, for a queue to start
+/// it: as if the thread that cancels it were held just before.
+final class CancelledLate: TaskOperation<Void>, @unchecked Sendable {
+    // @unchecked Sendable: adds a semaphore and a Flag, both thread-safe, to its base.
+    private let started = DispatchSemaphore(value: 0)
+    /// Raised if `start()` came while the operation was not cancelled yet.
+    let startedBeforeTheCancel = Flag()
+
+    override func start() {
+        if !isCancelled { startedBeforeTheCancel.raise() }
+        started.signal()
+        super.start()
+    }
+
+    override func cancel() {
+        _ = started.wait(timeout: .now() + 0.5)  // synchronous: the child process's only task waits
+        super.cancel()
+    }
 }
