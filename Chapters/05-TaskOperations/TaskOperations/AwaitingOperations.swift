@@ -57,16 +57,19 @@ nonisolated extension Operation {
     /// queue takes its own lock twice). So the handler cancels only what has been added; what
     /// it could not cancel yet, the body cancels once it has added it. Exactly one of them does.
     ///
-    /// A task cancelled before it adds them must not let the queue start them in between: they
-    /// wait for a `gate` until they are cancelled.
+    /// A task cancelled already when this begins adds them so that the queue cannot start one
+    /// before its cancel (`addCancelled`). A cancel that comes while they are being added may
+    /// find some started, as one that comes just after does.
     static func untilFinished(_ operations: [Operation], adding queue: OperationQueue) async {
         let progress = Locked((added: false, cancelRequested: false))
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 // The observers depend on the operations before the queue may run them.
                 observe(operations) { continuation.resume() }
-                let gate = progress.withLock { $0.cancelRequested } ? BlockOperation() : nil
-                if let gate { for operation in operations { operation.addDependency(gate) } }
+                if progress.withLock({ $0.cancelRequested }) {
+                    // The handler has run, and found nothing added: it will not run again.
+                    return addCancelled(operations, to: queue)
+                }
                 // A closure, not async code: adding without waiting is allowed here.
                 queue.addOperations(operations, waitUntilFinished: false)
                 let cancelRequested = progress.withLock { progress in
@@ -74,8 +77,6 @@ nonisolated extension Operation {
                     return progress.cancelRequested
                 }
                 if cancelRequested { for operation in operations { operation.cancel() } }
-                // Cancelled, they are ready whatever they depend on; the gate never runs.
-                if let gate { for operation in operations { operation.removeDependency(gate) } }
             }
         } onCancel: {
             let added = progress.withLock { progress in
@@ -84,6 +85,22 @@ nonisolated extension Operation {
             }
             if added { for operation in operations { operation.cancel() } }
         }
+    }
+}
+
+/// Adds `operations` to `queue` and cancels them, the queue starting none before its cancel.
+///
+/// Each waits for a gate, which never opens, until it is cancelled (a cancelled operation is
+/// ready whatever it depends on); then the gate is taken away. A group at a time: each cancel
+/// makes a Linux queue look at every operation waiting in it, and the gated ones wait.
+nonisolated private func addCancelled(_ operations: [Operation], to queue: OperationQueue) {
+    for start in stride(from: 0, to: operations.count, by: operationsPerObserver) {
+        let group = Array(operations[start..<min(start + operationsPerObserver, operations.count)])
+        let gate = BlockOperation()
+        for operation in group { operation.addDependency(gate) }
+        queue.addOperations(group, waitUntilFinished: false)
+        for operation in group { operation.cancel() }
+        for operation in group { operation.removeDependency(gate) }
     }
 }
 

@@ -88,6 +88,22 @@ struct AwaitingOperationsTests {
         #expect(!closureRan.isRaised && operation.isFinished)
     }
 
+    @Test("run(_:) of 200 operations in a task cancelled before it adds them: every one finishes, none runs its block")
+    func cancelledAwaitingTaskOfMany() async {
+        let ran = Locked(0)
+        let operations = (0..<200).map { _ in BlockOperation { ran.withLock { $0 += 1 } } }
+        let mayAwait = Flag()
+        let awaiting = Task {
+            _ = await mayAwait.wait()
+            await OperationQueue().run(operations)
+        }
+        awaiting.cancel()
+        mayAwait.raise()
+        await awaiting.value
+        #expect(ran.withLock { $0 } == 0)
+        #expect(operations.allSatisfy { $0.isFinished && $0.isCancelled && $0.dependencies.isEmpty })
+    }
+
     #if os(macOS) || os(Linux)
         @Test(
             "an awaiting task cancelled before it adds the operation: its queue cannot start it before the cancel, however late that comes",
