@@ -88,33 +88,22 @@ nonisolated extension Operation {
     }
 }
 
-/// Adds `operations` to `queue` and cancels them, the queue starting none before its cancel.
-///
-/// Each waits for a gate, which never opens, until it is cancelled (a cancelled operation is
-/// ready whatever it depends on); then the gate is taken away. A group at a time: each cancel
-/// makes a Linux queue look at every operation waiting in it, and the gated ones wait.
-nonisolated private func addCancelled(_ operations: [Operation], to queue: OperationQueue) {
-    for start in stride(from: 0, to: operations.count, by: operationsPerObserver) {
-        let group = Array(operations[start..<min(start + operationsPerObserver, operations.count)])
-        let gate = BlockOperation()
-        for operation in group { operation.addDependency(gate) }
-        queue.addOperations(group, waitUntilFinished: false)
-        for operation in group { operation.cancel() }
-        for operation in group { operation.removeDependency(gate) }
-    }
-}
-
 /// How many operations one observer depends on: enough that the observers' own cost is
 /// small beside the operations', few enough that `addDependency`'s search stays short.
 nonisolated private let operationsPerObserver = 64
+
+/// `operations` in groups of `operationsPerObserver`, in order.
+nonisolated func inGroups(_ operations: [Operation]) -> [[Operation]] {
+    stride(from: 0, to: operations.count, by: operationsPerObserver).map { start in
+        Array(operations[start..<min(start + operationsPerObserver, operations.count)])
+    }
+}
 
 /// Calls `body` once every operation of `operations` has finished (at once if there are none),
 /// from observers that each depend on up to `operationsPerObserver` of them.
 nonisolated private func observe(_ operations: [Operation], then body: @escaping @Sendable () -> Void) {
     guard !operations.isEmpty else { return body() }
-    let groups = stride(from: 0, to: operations.count, by: operationsPerObserver).map { start in
-        Array(operations[start..<min(start + operationsPerObserver, operations.count)])
-    }
+    let groups = inGroups(operations)
     let remaining = Locked(groups.count)
     for group in groups {
         runAlone(after: group) {

@@ -90,7 +90,7 @@ import Testing
                     processExitsWith: .exitCode(watchdogFired),
                     """
                     Adding a cancelled operation behind a pending barrier no longer deadlocks: delete chapter 5's README \
-                    sentence on it, run(_:)'s note, and this canary
+                    sentence on it, run(_:)'s note, AddingCancelled.swift and this canary
                     """
                 ) {
                     // The deadlock is at once; a short watchdog, since the parent holds a thread of its
