@@ -88,20 +88,28 @@ struct AwaitingOperationsTests {
         #expect(!closureRan.isRaised && operation.isFinished)
     }
 
-    @Test("run(_:) of 200 operations in a task cancelled before it adds them: every one finishes, none runs its block")
+    @Test(
+        "run(_:) of 200 operations in a task cancelled before it adds them: every one finishes, none runs its block, all are freed"
+    )
     func cancelledAwaitingTaskOfMany() async {
         let ran = Locked(0)
-        let operations = (0..<200).map { _ in BlockOperation { ran.withLock { $0 += 1 } } }
-        let mayAwait = Flag()
-        let awaiting = Task {
-            _ = await mayAwait.wait()
-            await OperationQueue().run(operations)
+        let references = (0..<200).map { _ in WeakReference() }
+        do {
+            let operations = (0..<200).map { _ in BlockOperation { ran.withLock { $0 += 1 } } }
+            for (reference, operation) in zip(references, operations) { reference.object = operation }
+            let mayAwait = Flag()
+            let awaiting = Task {
+                _ = await mayAwait.wait()
+                await OperationQueue().run(operations)
+            }
+            awaiting.cancel()
+            mayAwait.raise()
+            await awaiting.value
+            #expect(ran.withLock { $0 } == 0)
+            #expect(operations.allSatisfy { $0.isFinished && $0.isCancelled && $0.dependencies.isEmpty })
         }
-        awaiting.cancel()
-        mayAwait.raise()
-        await awaiting.value
-        #expect(ran.withLock { $0 } == 0)
-        #expect(operations.allSatisfy { $0.isFinished && $0.isCancelled && $0.dependencies.isEmpty })
+        let kept = await firstKept(references)
+        #expect(kept == nil, "operation \(kept ?? 0) of 200 was not freed")
     }
 
     #if os(macOS) || os(Linux)
@@ -151,6 +159,13 @@ struct AwaitingOperationsTests {
             }
         }
     #endif
+}
+
+/// The index of the first of `references` whose object is not freed within the bound of
+/// `isFreed()`; nil if all are. One bound at most: it stops at the first.
+private func firstKept(_ references: [WeakReference]) async -> Int? {
+    for (index, reference) in references.enumerated() where !(await reference.isFreed()) { return index }
+    return nil
 }
 
 /// A `TaskOperation` whose `cancel()` first waits, half a second at most, for a queue to start
