@@ -14,19 +14,32 @@ import Testing
         "Copy it into your app: the base in a target whose default isolation is MainActor", .slow,
         .enabled(if: AppTargetCompiler.command != nil, "no swiftc on PATH (or xcrun on a Mac) to compile with"))
     struct AppTargetTests {
-        private static let base = ["AsyncOperation.swift", "HandStartChecks.swift"].map {
-            "Chapters/03-Cancellation/AsyncOperations/\($0)"
-        }
-        private static let taskOperation =
-            ["Locked.swift", "ResultProducing.swift"].map { "Chapters/03-Cancellation/AsyncOperations/\($0)" }
-            + ["TaskOperation.swift", "AwaitingOperations.swift"].map {
-                "Chapters/05-TaskOperations/TaskOperations/\($0)"
+        private static let base = filesToCopy(for: "AsyncOperation")
+        /// Beside the base's.
+        private static let taskOperation = filesToCopy(for: "TaskOperation")
+
+        /// The files that chapter 3's README lists to copy for `name`, the first of its table's
+        /// row, as paths from the package's root (the base's, in that row, are not among them).
+        private static func filesToCopy(for name: String) -> [String] {
+            let chapter = "Chapters/03-Cancellation"
+            let readme =
+                (try? String(
+                    contentsOf: Transcript.packageRoot.appendingPathComponent("\(chapter)/README.md"), encoding: .utf8))
+                ?? ""
+            guard let row = readme.split(separator: "\n").first(where: { $0.hasPrefix("| `\(name)`") }) else {
+                return []
             }
+            return row.matches(of: /\]\(([^)]+\.swift)\)/).map { match in
+                URL(fileURLWithPath: "/\(chapter)/\(match.1)").standardized.path.dropFirst().description
+            }
+        }
 
         @Test("without nonisolated, the base does not compile: the error a learner sees first, and its one-word fix")
         func nonisolatedIsTheFix() async throws {
             let compiler = try AppTargetCompiler()
             defer { compiler.removeFolder() }
+            try #require(
+                Self.base.first?.hasSuffix("/AsyncOperation.swift") == true, "chapter 3's files to copy: \(Self.base)")
             let lesson = try compiler.source(Self.base[0])
             #expect(lesson.contains("\nnonisolated open class AsyncOperation: Operation"))
             let asWritten = lesson.replacingOccurrences(
@@ -73,6 +86,9 @@ import Testing
                 let store = Store()
 
                 """
+            try #require(
+                Self.taskOperation.contains { $0.hasSuffix("/TaskOperation.swift") },
+                "chapter 3's files to copy: \(Self.taskOperation)")
             let withoutAwait = try compiler.write(store + "let operation = TaskOperation { store.greeting }\n")
             let said = try await compiler.typecheck(files: Self.base + Self.taskOperation + [withoutAwait])
             #expect(said.contains("error: expression is 'async' but is not marked with 'await'"), "\(said)")
